@@ -1,0 +1,5 @@
+import sys
+
+from escoba.cli.main import main
+
+sys.exit(main())
