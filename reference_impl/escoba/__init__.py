@@ -1,3 +1,78 @@
-"""escoba: the executable specification of the card game Escoba and its regional variants."""
+"""escoba: the executable specification of the card game Escoba and its regional variants.
+
+    >>> import escoba
+    >>> rules = escoba.load_ruleset("da")            # an id, or a path to a YAML file
+    >>> hand = escoba.Hand(rules, players=2, dealer=0, seed=7)
+    >>> while not hand.is_over:
+    ...     events = hand.apply(hand.legal_moves()[0])
+    >>> hand.points                                   # per side
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "load_ruleset",
+    "Hand",
+    "Match",
+    "Move",
+    "Rules",
+    "random_bot",
+    "greedy_bot",
+    "EscobaError",
+    "IllegalMoveError",
+    "NotationError",
+    "RulesetError",
+]
+
+if TYPE_CHECKING:
+    from escoba.engine.bots import greedy_bot, random_bot
+    from escoba.engine.hand import Hand, Move
+    from escoba.engine.match import Match
+    from escoba.errors import EscobaError, IllegalMoveError, NotationError, RulesetError
+    from escoba.rules.compile import Rules
+
+_LAZY = {
+    "Hand": "escoba.engine.hand",
+    "Move": "escoba.engine.hand",
+    "Match": "escoba.engine.match",
+    "Rules": "escoba.rules.compile",
+    "random_bot": "escoba.engine.bots",
+    "greedy_bot": "escoba.engine.bots",
+    "EscobaError": "escoba.errors",
+    "IllegalMoveError": "escoba.errors",
+    "NotationError": "escoba.errors",
+    "RulesetError": "escoba.errors",
+}
+
+
+def __getattr__(name: str):
+    # Lazy so that `escoba --help` does not pay for jsonschema and lark.
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(name)
+
+
+_cache: dict = {}
+
+
+def load_ruleset(name: str) -> "Rules":
+    """Load, resolve, validate and compile a ruleset by id (`da`) or path (`mine.yaml`).
+
+    Raises `RulesetError` (with every problem located) for an invalid document.
+    """
+    from pathlib import Path
+
+    from escoba.rules import load_resolved
+    from escoba.rules.compile import compile_rules
+
+    path = Path(name)
+    key = (name, path.stat().st_mtime_ns if path.is_file() else None)
+    if key not in _cache:
+        _cache[key] = compile_rules(load_resolved(name).doc)
+    return _cache[key]

@@ -1,0 +1,50 @@
+"""Deck orders that deal a chosen position: the inverse of the deal.
+
+Golden transcripts and hand-built test positions say "the table is 3♣ 5♥ Kn♠ 2♦, you hold
+7♦ K♥ 4♣"; this turns that into the full deck order the deal convention needs (see
+docs/architecture.md), so that every case is still fixed by a deck order alone.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from escoba.errors import EscobaError
+from escoba.rules.compile import Rules
+
+Cards = Sequence[str | int]
+
+
+def arrange_deck(
+    rules: Rules,
+    players: int,
+    dealer: int,
+    table: Cards,
+    rounds: Sequence[Sequence[Cards]],
+    rest: Cards = (),
+) -> list[int]:
+    """The deck order that deals `table` and then `rounds[k][seat]` to each seat.
+
+    `rest` continues the stock after the given rounds; cards named nowhere follow in deck
+    order. Cards may be given as ints or in any card notation.
+    """
+    deck = rules.deck
+
+    def ints(cards: Cards) -> list[int]:
+        return [c if isinstance(c, int) else deck.card(c) for c in cards]
+
+    leader = (dealer + rules.leader_offset) % players
+    order_of_seats = [(leader + rules.direction * i) % players for i in range(players)]
+    dealt_rounds = []
+    for k, hands in enumerate(rounds):
+        if len(hands) != players:
+            raise EscobaError(f"round {k + 1} gives {len(hands)} hands for {players} players")
+        dealt_rounds.append([c for seat in order_of_seats for c in ints(hands[seat])])
+    first = dealt_rounds[0] if dealt_rounds else []
+    head = ints(table) + first if rules.table_first else first + ints(table)
+    order = head + [c for r in dealt_rounds[1:] for c in r] + ints(rest)
+    if len(set(order)) != len(order):
+        raise EscobaError("a card is dealt twice")
+    named = set(order)
+    order += [c for c in deck.cards if c not in named]
+    return order

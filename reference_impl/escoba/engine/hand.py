@@ -1,0 +1,410 @@
+"""One hand (a `mano`): from the deal to the scoring, under a compiled ruleset.
+
+The state API is deliberately boring (OpenSpiel's shape): whose turn it is, the sorted legal
+moves, `apply(move)` which returns the events it caused, and a canonical JSON snapshot. Every
+choice the rules leave to a player is a move: which card and which exact subset of the table.
+The engine never picks a capture by itself.
+
+Events are plain JSON-ready dicts; with `record=False` none are built, which is what
+simulations use.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
+
+from escoba.engine.scoring import CategoryScore, score_hand
+from escoba.errors import EscobaError, IllegalMoveError
+from escoba.rules.compile import Rules
+
+MAX_REDEALS = 64
+
+
+class Move(NamedTuple):
+    """Play `card`; take the table cards in `take` (empty: the card stays on the table)."""
+
+    card: int
+    take: tuple[int, ...] = ()
+
+
+class DeckError(EscobaError):
+    """A deck order that is not exactly the ruleset's deck."""
+
+
+def shuffled_decks(rules: Rules, rng: random.Random) -> Iterator[list[int]]:
+    """Endless shuffled deck orders from a seeded generator (for redeals too)."""
+    cards = list(rules.deck.cards)
+    while True:
+        rng.shuffle(cards)
+        yield list(cards)
+
+
+class Hand:
+    """The state of one hand. Create with `Hand(rules, players, dealer, decks)`."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        dealer: int = 0,
+        decks: Iterable[Sequence[int]] | None = None,
+        *,
+        record: bool = True,
+        seed: int | None = None,
+    ):
+        if players not in rules.player_counts:
+            raise EscobaError(f"{rules.id} is played by {', '.join(map(str, rules.player_counts))} players, not {players}")
+        if not 0 <= dealer < players:
+            raise EscobaError(f"dealer must be a seat from 0 to {players - 1}, got {dealer}")
+        self.rules = rules
+        self.players = players
+        self.dealer = dealer
+        sides = rules.sides(players)
+        self.sides = len(sides)
+        self.side_of = [0] * players
+        for side, seats in enumerate(sides):
+            for seat in seats:
+                self.side_of[seat] = side
+        self.leader = (dealer + rules.leader_offset) % players
+        self.events: list[dict] | None = [] if record else None
+        self._decks = iter(decks) if decks is not None else shuffled_decks(rules, random.Random(seed))
+        self.deck_orders: list[list[int]] = []
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.table: list[int] = []
+        self.piles: list[list[int]] = [[] for _ in range(self.sides)]
+        self.escobas = [0] * self.sides
+        self.set_aside: list[int] = []
+        self.last_capturer: int | None = None
+        self.to_play: int | None = None
+        self.plays = 0
+        self.scores: list[CategoryScore] | None = None
+        self.points: list[int] | None = None
+        self._stock: list[int] = []
+        self._next = 0
+        self._legal: list[Move] | None = None
+        self._start()
+
+    # ------------------------------------------------------------------ deal
+    def _start(self) -> None:
+        rules = self.rules
+        for _ in range(MAX_REDEALS):
+            self._take_deck()
+            self._emit({"event": "hand_start", "dealer": self.dealer, "leader": self.leader, "players": self.players})
+            if rules.table_first:
+                self._deal_table()
+                self._deal_round()
+            else:
+                self._deal_round()
+                self._deal_table()
+            if self._opening():
+                self.to_play = self.leader
+                return
+        raise EscobaError(f"no playable deal after {MAX_REDEALS} redeals")
+
+    def _take_deck(self) -> None:
+        try:
+            order = list(next(self._decks))
+        except StopIteration:
+            raise DeckError("the opening table needs a redeal but no further deck order was given") from None
+        if sorted(order) != list(self.rules.deck.cards):
+            raise DeckError(_deck_problem(self.rules, order))
+        self.deck_orders.append(order)
+        self._stock, self._next = order, 0
+        self.hands = [[] for _ in range(self.players)]
+        self.table = []
+
+    def _draw(self, count: int) -> list[int]:
+        cards = self._stock[self._next : self._next + count]
+        self._next += len(cards)
+        return cards
+
+    def _deal_table(self) -> None:
+        self.table = self._draw(self.rules.table_size)
+        self._emit({"event": "table", "cards": self._codes(self.table)})
+
+    def _seats_from_leader(self) -> list[int]:
+        step, n = self.rules.direction, self.players
+        return [(self.leader + step * i) % n for i in range(n)]
+
+    def _deal_round(self) -> None:
+        rules, order = self.rules, self._seats_from_leader()
+        left = len(self._stock) - self._next
+        if left >= rules.hand_size * self.players:
+            for seat in order:
+                self.hands[seat] = self._draw(rules.hand_size)
+        elif rules.short_stock == "one_at_a_time":
+            # The last short round goes out a card at a time from the leader (see de-jokers).
+            for i in range(left):
+                self.hands[order[i % self.players]].append(self._draw(1)[0])
+        else:
+            raise EscobaError(f"{left} cards left cannot be dealt in rounds of {rules.hand_size}")
+        self._emit({"event": "deal", "hands": [self._codes(h) for h in self.hands]})
+
+    def _opening(self) -> bool:
+        """Apply the opening-table rule; False when the hand must be dealt again."""
+        rules, finder, table = self.rules, self.rules.finder, self.table
+        if rules.opening_action == "none" or not table:
+            return True
+        groups = finder.split_groups(table, rules.opening_max_groups)
+        if rules.opening_trigger == "any_combination":
+            triggered = groups > 0 or finder.any_combination(table)
+            groups = max(groups, 1)
+        else:
+            triggered = groups > 0
+        if not triggered:
+            return True
+        cards = list(table)
+        action = rules.opening_action
+        if action == "redeal":
+            self._emit({"event": "opening", "action": "redeal", "seat": self.dealer, "cards": self._codes(cards)})
+            return False
+        escobas = 0
+        if action == "dealer_takes":
+            side = self.side_of[self.dealer]
+            self.piles[side].extend(cards)
+            self.last_capturer = self.dealer
+            escobas = {"none": 0, "one": 1, "per_group": groups}[rules.opening_escobas]
+            if escobas and not rules.joker_escobas_score and any(rules.deck.is_joker(c) for c in cards):
+                escobas = 0
+            self.escobas[side] += escobas
+        else:  # set_aside
+            self.set_aside.extend(cards)
+        self.table = []
+        self._emit(
+            {
+                "event": "opening",
+                "action": action,
+                "seat": self.dealer,
+                "side": self.side_of[self.dealer],
+                "cards": self._codes(cards),
+                "groups": groups,
+                "escobas": escobas,
+            }
+        )
+        return True
+
+    # ------------------------------------------------------------------ moves
+    @property
+    def is_over(self) -> bool:
+        return self.to_play is None
+
+    def captures_for(self, card: int) -> list[tuple[int, ...]]:
+        return self.rules.finder.captures(card, self.table)
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, sorted by the played card, then by the cards taken."""
+        if self._legal is not None:
+            return self._legal
+        if self.to_play is None:
+            return []
+        finder, table, compulsory = self.rules.finder, self.table, self.rules.compulsory
+        moves: list[Move] = []
+        placements: list[Move] = []
+        for card in sorted(self.hands[self.to_play]):
+            subsets = finder.captures(card, table)
+            moves.extend(Move(card, s) for s in subsets)
+            if not subsets or compulsory == "optional":
+                placements.append(Move(card, ()))
+        if compulsory != "hand" or not moves:
+            moves.extend(placements)
+            moves.sort()
+        self._legal = moves
+        return moves
+
+    def why_illegal(self, move: Move) -> str | None:
+        """The rule a move breaks, in words; None if the move is legal."""
+        if self.to_play is None:
+            return "the hand is over"
+        deck, card, take = self.rules.deck, move.card, tuple(move.take)
+        if card not in self.hands[self.to_play]:
+            return f"{deck.text[card]} is not in the hand of seat {self.to_play}"
+        if len(set(take)) != len(take):
+            return "a card is named twice in the capture"
+        for c in take:
+            if c not in self.table:
+                return f"{deck.text[c]} is not on the table"
+        if take and not self.rules.finder.makes_target((card, *take)):
+            total = sum(deck.value[c] for c in (card, *take))
+            return f"{' '.join(deck.text[c] for c in (card, *take))} make {total}, not {self.rules.target}"
+        if not take:
+            own = self.rules.finder.captures(card, self.table)
+            if own and self.rules.compulsory in ("card", "hand"):
+                return f"capture is compulsory: {deck.text[card]} can take {_texts(deck, own[0])}"
+            if self.rules.compulsory == "hand":
+                for other in sorted(self.hands[self.to_play]):
+                    found = self.rules.finder.captures(other, self.table)
+                    if found:
+                        return f"capture is compulsory: {deck.text[other]} can take {_texts(deck, found[0])}"
+        return None
+
+    def apply(self, move: Move | tuple) -> list[dict]:
+        """Play a move; return the events it caused. An illegal move changes nothing."""
+        move = Move(move[0], tuple(sorted(move[1])))
+        if move not in self.legal_moves():
+            raise IllegalMoveError(self.why_illegal(move) or "not a legal move here", move)
+        return self._play(move)
+
+    def _play(self, move: Move) -> list[dict]:
+        rules, seat = self.rules, self.to_play
+        assert seat is not None
+        start = len(self.events) if self.events is not None else 0
+        card, take = move
+        self.hands[seat].remove(card)
+        self._legal = None
+        self.plays += 1
+        self._emit({"event": "play", "seat": seat, "card": self.rules.deck.code[card], "take": self._codes(take)})
+        if take:
+            side = self.side_of[seat]
+            table = self.table
+            for c in take:
+                table.remove(c)
+            self.piles[side].append(card)
+            self.piles[side].extend(take)
+            self.last_capturer = seat
+            if not table:
+                last_play = self._next >= len(self._stock) and not any(self.hands)
+                if rules.escoba_on_last_play or not last_play:
+                    scores = rules.joker_escobas_score or not any(rules.deck.is_joker(c) for c in (card, *take))
+                    if scores:
+                        self.escobas[side] += 1
+                    self._emit({"event": "escoba", "seat": seat, "side": side, "scores": scores})
+        else:
+            self.table.append(card)
+        self._advance(seat)
+        return self.events[start:] if self.events is not None else []
+
+    def _advance(self, seat: int) -> None:
+        hands, n, step = self.hands, self.players, self.rules.direction
+        if any(hands):
+            nxt = (seat + step) % n
+            while not hands[nxt]:  # only a short last round leaves someone without cards
+                nxt = (nxt + step) % n
+            self.to_play = nxt
+        elif self._next < len(self._stock):
+            self._deal_round()
+            self.to_play = self.leader
+            if not hands[self.leader]:
+                self._advance((self.leader - step) % n)
+        else:
+            self._finish()
+
+    # ------------------------------------------------------------------ end of hand
+    def _finish(self) -> None:
+        rules = self.rules
+        self.to_play = None
+        left = list(self.table)
+        if left:
+            if rules.leftovers_to == "last_capturer" and self.last_capturer is not None:
+                seat = self.last_capturer
+            elif rules.leftovers_to == "dealer" or (
+                rules.leftovers_to == "last_capturer" and rules.if_nobody_captured == "dealer"
+            ):
+                seat = self.dealer
+            else:
+                seat = None
+            if seat is None:
+                self.set_aside.extend(left)
+                self._emit({"event": "leftovers", "seat": None, "side": None, "cards": self._codes(left)})
+            else:
+                side = self.side_of[seat]
+                self.piles[side].extend(left)
+                if rules.leftovers_escoba:
+                    self.escobas[side] += 1
+                self._emit({"event": "leftovers", "seat": seat, "side": side, "cards": self._codes(left)})
+            self.table = []
+        self.scores = score_hand(rules, self.piles, self.escobas)
+        self.points = [sum(s.points[side] for s in self.scores) for side in range(self.sides)]
+        if self.events is not None:
+            self.events.extend(s.to_event() for s in self.scores)
+            self._emit({"event": "hand_end", "points": list(self.points), "cards": [len(p) for p in self.piles]})
+
+    # ------------------------------------------------------------------ helpers
+    def _emit(self, event: dict) -> None:
+        if self.events is not None:
+            self.events.append(event)
+
+    def _codes(self, cards: Iterable[int]) -> list[str]:
+        code = self.rules.deck.code
+        return [code[c] for c in cards]
+
+    @property
+    def stock(self) -> list[int]:
+        """The cards not yet dealt, top first."""
+        return self._stock[self._next :]
+
+    def to_json(self) -> dict:
+        """A canonical snapshot: cards in deck order wherever order carries no meaning."""
+        code = self.rules.deck.code
+        return {
+            "ruleset": self.rules.id,
+            "players": self.players,
+            "dealer": self.dealer,
+            "to_play": self.to_play,
+            "stock": [code[c] for c in self.stock],
+            "hands": [[code[c] for c in sorted(h)] for h in self.hands],
+            "table": [code[c] for c in sorted(self.table)],
+            "piles": [[code[c] for c in sorted(p)] for p in self.piles],
+            "escobas": list(self.escobas),
+            "set_aside": [code[c] for c in sorted(self.set_aside)],
+            "last_capturer": self.last_capturer,
+            "plays": self.plays,
+            "points": list(self.points) if self.points is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, rules: Rules, data: dict, *, record: bool = True) -> "Hand":
+        """Rebuild a hand in play from `to_json()` output (scores are recomputed at its end)."""
+        self = cls.__new__(cls)
+        deck = rules.deck
+        self.rules, self.players, self.dealer = rules, int(data["players"]), int(data["dealer"])
+        sides = rules.sides(self.players)
+        self.sides = len(sides)
+        self.side_of = [0] * self.players
+        for side, seats in enumerate(sides):
+            for seat in seats:
+                self.side_of[seat] = side
+        self.leader = (self.dealer + rules.leader_offset) % self.players
+        self.events = [] if record else None
+        self._decks = iter(())
+        self.deck_orders = []
+        self._stock, self._next = deck.cards_from(data["stock"]), 0
+        self.hands = [deck.cards_from(h) for h in data["hands"]]
+        self.table = deck.cards_from(data["table"])
+        self.piles = [deck.cards_from(p) for p in data["piles"]]
+        self.escobas = [int(e) for e in data["escobas"]]
+        self.set_aside = deck.cards_from(data["set_aside"])
+        self.last_capturer = data["last_capturer"]
+        self.to_play = data["to_play"]
+        self.plays = int(data["plays"])
+        self._legal = None
+        self.scores = None
+        self.points = list(data["points"]) if data.get("points") is not None else None
+        everything = sorted(self._stock + self.table + self.set_aside + sum(self.hands, []) + sum(self.piles, []))
+        if everything != list(deck.cards):
+            raise DeckError("the snapshot does not hold every card of the deck exactly once")
+        if self.to_play is None and self.points is not None:
+            self.scores = score_hand(rules, self.piles, self.escobas)
+        return self
+
+
+def _texts(deck, cards: Iterable[int]) -> str:
+    return " ".join(deck.text[c] for c in cards)
+
+
+def _deck_problem(rules: Rules, order: Sequence[int]) -> str:
+    deck = rules.deck
+    seen: dict[int, int] = {}
+    for c in order:
+        seen[c] = seen.get(c, 0) + 1
+    twice = [deck.code[c] for c, k in seen.items() if k > 1 and 0 <= c < len(deck)]
+    missing = [deck.code[c] for c in deck.cards if c not in seen]
+    parts = []
+    if twice:
+        parts.append("twice: " + " ".join(twice))
+    if missing:
+        parts.append("missing: " + " ".join(missing))
+    return f"the deck order is not the {len(deck)}-card deck of {rules.id} ({'; '.join(parts) or 'unknown cards'})"
+
+
+PlayerFn = Callable[[Hand], Move]

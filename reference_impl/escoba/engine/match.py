@@ -1,0 +1,90 @@
+"""A match: hands until a side reaches the target, the deal passing as the ruleset says."""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Iterator, Sequence
+
+from escoba.engine.hand import Hand, shuffled_decks
+from escoba.errors import EscobaError
+from escoba.rules.compile import Rules
+
+MAX_HANDS = 1000  # a match that runs this long has a rule that never lets it end
+
+
+class Match:
+    """Totals per side across hands. Deck orders come from `decks` (in order) or a seed."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        *,
+        dealer: int = 0,
+        target: int | None = None,
+        decks: Iterable[Sequence[int]] | None = None,
+        seed: int | None = None,
+        record: bool = True,
+    ):
+        self.rules, self.players = rules, players
+        self.target = rules.match_target if target is None else int(target)
+        if self.target < 1:
+            raise EscobaError(f"the target must be a positive number of points, got {self.target}")
+        self.dealer = dealer
+        self.record = record
+        self._decks: Iterator[Sequence[int]] = (
+            iter(decks) if decks is not None else shuffled_decks(rules, random.Random(seed))
+        )
+        self.sides = len(rules.sides(players))
+        self.totals = [0] * self.sides
+        self.hands_played = 0
+        self.hand: Hand | None = None
+        self.winners: list[int] | None = None
+        self.events: list[dict] = []
+
+    @property
+    def is_over(self) -> bool:
+        return self.winners is not None
+
+    def new_hand(self) -> Hand:
+        """Deal the next hand (the previous one must be finished)."""
+        if self.is_over:
+            raise EscobaError("the match is over")
+        if self.hand is not None and not self.hand.is_over:
+            raise EscobaError("the current hand is not finished")
+        if self.hands_played >= MAX_HANDS:
+            raise EscobaError(f"no winner after {MAX_HANDS} hands")
+        if self.hand is not None:
+            self.dealer = (self.dealer + self.rules.next_dealer_offset) % self.players
+        self.hand = Hand(self.rules, self.players, self.dealer, self._decks, record=self.record)
+        return self.hand
+
+    def end_hand(self) -> list[dict]:
+        """Add the finished hand's points and decide whether the match is over."""
+        hand = self.hand
+        if hand is None or not hand.is_over or hand.points is None:
+            raise EscobaError("no finished hand to count")
+        self.hands_played += 1
+        for side, pts in enumerate(hand.points):
+            self.totals[side] += pts
+        events = [{"event": "totals", "hand": self.hands_played, "totals": list(self.totals)}]
+        reached = [s for s in range(self.sides) if self.totals[s] >= self.target]
+        if reached:
+            best = max(self.totals[s] for s in reached)
+            leaders = [s for s in reached if self.totals[s] == best]
+            if len(leaders) == 1:
+                self.winners = leaders
+                reason = "highest total at or over the target" if len(reached) > 1 else "reached the target"
+            elif self.rules.tie == "shared_win":
+                self.winners = leaders
+                reason = "exact tie over the target: a shared win"
+            else:
+                reason = None  # exact tie: another hand
+                events.append({"event": "tie", "sides": leaders, "totals": list(self.totals)})
+            if self.winners is not None:
+                events.append(
+                    {"event": "match_end", "winners": list(self.winners), "totals": list(self.totals), "reason": reason}
+                )
+        if self.record:
+            self.events.extend(events)
+        return events

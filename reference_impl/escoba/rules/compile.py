@@ -1,0 +1,145 @@
+"""Resolved ruleset document → `Rules`: everything the engine runs, decided once.
+
+The engine never looks at the YAML again: each choice a ruleset makes becomes a field here
+(an int offset, a flag, a compiled measure), so the hot loop pays nothing for generality.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from escoba.engine.capture import CaptureFinder
+from escoba.engine.cards import Deck
+from escoba.rules.expr import compile_expression, env_from_deck
+
+_TURN = {"counterclockwise": 1, "clockwise": -1}
+_SIDE = {"dealer_right": 1, "dealer_left": -1, "right": 1, "left": -1}
+
+
+@dataclass(frozen=True)
+class Category:
+    """A scoring category: a measure per side and a policy that turns measures into points."""
+
+    id: str
+    title: str
+    policy: str  # most | threshold | holder | per_unit | bonus
+    points: int
+    measure: Callable[[list[int], int], Any] | None
+    measure_text: str | None
+    ties: str = "nobody"  # most: nobody | all
+    more_than: float | None = None  # threshold
+    card: int | None = None  # holder
+
+
+@dataclass(frozen=True)
+class Rules:
+    id: str
+    doc: Mapping[str, Any]
+    deck: Deck
+    finder: CaptureFinder
+    player_counts: tuple[int, ...]
+    partnerships: Mapping[int, tuple[tuple[int, ...], ...]]
+    direction: int  # +1: next player is seat + 1 (counter-clockwise)
+    leader_offset: int  # seat of the leader relative to the dealer
+    next_dealer_offset: int
+    hand_size: int
+    table_size: int
+    table_first: bool
+    short_stock: str
+    open_hands: bool
+    opening_trigger: str
+    opening_max_groups: int
+    opening_action: str
+    opening_escobas: str
+    target: int
+    compulsory: str  # optional | card | hand
+    escoba_on_last_play: bool
+    joker_escobas_score: bool
+    leftovers_to: str
+    leftovers_escoba: bool
+    if_nobody_captured: str
+    categories: tuple[Category, ...]
+    match_target: int
+    target_options: tuple[int, ...]
+    tie: str  # extra_hand | shared_win
+
+    def sides(self, players: int) -> tuple[tuple[int, ...], ...]:
+        """The scoring units at this table: partnerships if the ruleset has them, else seats."""
+        return self.partnerships.get(players) or tuple((seat,) for seat in range(players))
+
+
+def compile_rules(doc: Mapping[str, Any]) -> Rules:
+    """Compile a resolved, validated ruleset document."""
+    deck_doc = doc["deck"]
+    deck = Deck.from_section(deck_doc)
+    values = [int(r["value"]) for r in deck_doc["ranks"]]
+    finder = CaptureFinder(
+        deck.value,
+        [deck.is_joker(c) for c in deck.cards],
+        int(doc["capture"]["target"]),
+        min(values),
+        max(values),
+    )
+    env = env_from_deck(deck_doc, doc.get("values") or {})
+    players, turn, deal = doc["players"], doc["turn"], doc["deal"]
+    opening, capture, leftovers, match = doc["opening_table"], doc["capture"], doc["leftovers"], doc["match"]
+    return Rules(
+        id=doc["id"],
+        doc=doc,
+        deck=deck,
+        finder=finder,
+        player_counts=tuple(players["counts"]),
+        partnerships={
+            p["players"]: tuple(tuple(side) for side in p["sides"]) for p in players.get("partnerships", [])
+        },
+        direction=_TURN[turn["direction"]],
+        leader_offset=_SIDE[turn["leader"]],
+        next_dealer_offset=_SIDE[turn["next_dealer"]],
+        hand_size=int(deal["hand_size"]),
+        table_size=int(deal["table_size"]),
+        table_first=bool(deal.get("table_first", False)),
+        short_stock=deal.get("short_stock", "forbid"),
+        open_hands=bool(deal.get("open_hands", False)),
+        opening_trigger=opening["trigger"],
+        opening_max_groups=int(opening.get("max_groups", 1)),
+        opening_action=opening["action"],
+        opening_escobas=opening["escobas"],
+        target=int(capture["target"]),
+        compulsory=capture["compulsory"],
+        escoba_on_last_play=bool(capture.get("escoba_on_last_play", True)),
+        joker_escobas_score=bool(capture.get("joker_escobas_score", True)),
+        leftovers_to=leftovers["to"],
+        leftovers_escoba=bool(leftovers.get("escoba", False)),
+        if_nobody_captured=leftovers.get("if_nobody_captured", "discard"),
+        categories=tuple(_category(c, deck, env) for c in doc["scoring"]["categories"]),
+        match_target=int(match["target"]),
+        target_options=tuple(match.get("target_options", [match["target"]])),
+        tie=match["tie"],
+    )
+
+
+def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
+    award = doc["award"]
+    policy = award["policy"]
+    measure_text = doc.get("measure")
+    measure = compile_expression(str(measure_text), env).fn if measure_text is not None else None
+    more_than = None
+    if policy == "threshold":
+        bound = award["more_than"]
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+            more_than = float(bound)
+        else:
+            more_than = float(compile_expression(str(bound), env, context="global").fn((), 0))
+    card = deck.card(str(award["card"])) if policy == "holder" else None
+    return Category(
+        id=doc["id"],
+        title=doc.get("title", doc["id"]),
+        policy=policy,
+        points=int(doc.get("points", 1)),
+        measure=measure,
+        measure_text=measure_text,
+        ties=award.get("ties", "nobody"),
+        more_than=more_than,
+        card=card,
+    )

@@ -1,0 +1,284 @@
+"""Hand-built positions for each rule on which the sources differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from escoba.engine.hand import Hand, Move
+from escoba.engine.scoring import score_category
+from escoba.errors import IllegalMoveError
+from rulebook import base_with, cards, deal, move
+
+
+def moves_text(hand: Hand) -> list[str]:
+    deck = hand.rules.deck
+    return [" ".join([deck.text[m.card]] + (["x"] + [deck.text[c] for c in m.take] if m.take else [])) for m in hand.legal_moves()]
+
+
+# --------------------------------------------------------------------------- opening table
+
+
+def test_opening_fifteen_is_one_escoba_for_the_dealer():
+    """Four table cards totalling 15 go to the dealer as one escoba (base, da, sv, fr)."""
+    rules = base_with()
+    hand = deal(rules, 2, 0, "1♦ 2♥ 5♠ 7♣", "3♦ 4♦ 5♦", "6♦ 7♦ S♦")
+    opening = [e for e in hand.events if e["event"] == "opening"][0]
+    assert opening["escobas"] == 1 and opening["groups"] == 1 and opening["seat"] == 0
+    assert hand.table == [] and hand.escobas == [1, 0]
+
+
+def test_opening_thirty_that_splits_is_two_escobas():
+    """R♦ 5♣ 7♥ S♠ total 30 and split into 10+5 and 7+8: two escobas (fr)."""
+    hand = deal(base_with(), 2, 1, "R♦ 5♣ 7♥ S♠", "1♦ 2♦ 3♦", "4♦ 5♦ 6♦")
+    assert hand.escobas == [0, 2]
+
+
+def test_opening_thirty_that_does_not_split_stays_on_the_table():
+    """R♦ R♥ C♠ 1♣ total 30 but no part makes 15: no escoba, the cards stay."""
+    rules = base_with()
+    hand = deal(rules, 2, 0, "R♦ R♥ C♠ 1♣", "1♦ 2♦ 3♦", "4♦ 5♦ 6♦")
+    assert sorted(hand.table) == sorted(cards(rules, "R♦ R♥ C♠ 1♣"))
+    assert hand.escobas == [0, 0]
+    assert not [e for e in hand.events if e["event"] == "opening"]
+
+
+def test_opening_thirty_is_nothing_when_only_one_group_counts():
+    """With max_groups 1 a splitting 30 is not a trigger at all."""
+    rules = base_with(opening_table__max_groups=1)
+    hand = deal(rules, 2, 1, "R♦ 5♣ 7♥ S♠", "1♦ 2♦ 3♦", "4♦ 5♦ 6♦")
+    assert hand.escobas == [0, 0] and len(hand.table) == 4
+
+
+def test_opening_set_aside_when_it_contains_a_fifteen():
+    """de: a table that merely contains a 15 is set aside face down, no escoba for anyone."""
+    rules = base_with(opening_table__trigger="any_combination", opening_table__action="set_aside", opening_table__escobas="none")
+    hand = deal(rules, 2, 0, "R♦ 5♣ 1♥ 2♠", "1♦ 2♦ 3♦", "4♦ 5♦ 6♦")
+    assert hand.table == [] and hand.escobas == [0, 0]
+    assert sorted(hand.set_aside) == sorted(cards(rules, "R♦ 5♣ 1♥ 2♠"))
+    assert hand.piles == [[], []]
+
+
+def test_opening_taken_without_escoba():
+    """ru: the dealer takes the four into the pile; no escoba is scored."""
+    rules = base_with(opening_table__escobas="none")
+    hand = deal(rules, 2, 0, "1♦ 2♥ 5♠ 7♣", "3♦ 4♦ 5♦", "6♦ 7♦ S♦")
+    assert hand.escobas == [0, 0] and len(hand.piles[0]) == 4
+
+
+def test_opening_redeal_uses_the_next_deck_order():
+    """de-redeal: a 15 on the table means shuffling again; the next deck order is dealt."""
+    from escoba.engine.arrange import arrange_deck
+
+    rules = base_with(opening_table__action="redeal", opening_table__escobas="none")
+    first = arrange_deck(rules, 2, 0, "1♦ 2♥ 5♠ 7♣".split(), [["3♦ 4♦ 5♦".split(), "6♦ 7♦ S♦".split()]])
+    second = arrange_deck(rules, 2, 0, "R♦ R♥ C♠ 1♣".split(), [["3♦ 4♦ 5♦".split(), "6♦ 7♦ S♦".split()]])
+    hand = Hand(rules, 2, 0, [first, second])
+    assert [e["event"] for e in hand.events].count("opening") == 1
+    assert sorted(hand.table) == sorted(cards(rules, "R♦ R♥ C♠ 1♣"))
+    assert len(hand.deck_orders) == 2
+
+
+# --------------------------------------------------------------------------- compulsory capture
+
+TABLE = "R♣ R♥ 5♠ 2♣"  # 27 in all: no opening trigger
+HAND = "1♦ 3♦ R♦"  # 1♦ cannot capture; 3♦ takes R♥ 2♣ or 2♣ R♣; R♦ takes 5♠
+
+
+@pytest.mark.parametrize(
+    "compulsory, expected",
+    [
+        ("optional", ["1♦", "3♦", "3♦ x R♥ 2♣", "3♦ x 2♣ R♣", "R♦", "R♦ x 5♠"]),
+        ("card", ["1♦", "3♦ x R♥ 2♣", "3♦ x 2♣ R♣", "R♦ x 5♠"]),
+        ("hand", ["3♦ x R♥ 2♣", "3♦ x 2♣ R♣", "R♦ x 5♠"]),
+    ],
+)
+def test_compulsory_capture_readings(compulsory, expected):
+    """optional: any card may be placed; card: a card that can capture must; hand: if any can, you must."""
+    rules = base_with(capture__compulsory=compulsory)
+    hand = deal(rules, 2, 1, TABLE, HAND, "4♦ 4♥ 4♠")
+    assert moves_text(hand) == expected  # already in deck order of card, then of taken cards
+
+
+def test_every_subset_is_a_separate_move():
+    """Several ways to make 15 are several moves; the player picks exactly one (de, sv)."""
+    rules = base_with()
+    hand = deal(rules, 2, 1, "3♣ 5♥ S♠ 2♦", "7♦ R♥ 4♣", "6♠ 1♥ C♣", **{})
+    # The Swedish example: K♥ with 5♥, 4♣ with 3♣ and Kn♠, 7♦ with Kn♠ or with 3♣ and 5♥.
+    assert sorted(moves_text(hand)) == sorted(["7♦ x S♠", "7♦ x 3♣ 5♥", "R♥ x 5♥", "4♣ x 3♣ S♠"])
+
+
+def test_illegal_moves_name_their_rule_and_change_nothing():
+    """A card not in hand, a sum that is not 15, a refused compulsory capture: each says why."""
+    rules = base_with(capture__compulsory="card")
+    hand = deal(rules, 2, 1, TABLE, HAND, "4♦ 4♥ 4♠")
+    before = hand.to_json()
+    for text, reason in [
+        ("4♦", "4♦ is not in the hand of seat 0"),
+        ("3♦ x 5♠", "3♦ 5♠ make 8, not 15"),
+        ("R♦", "capture is compulsory: R♦ can take 5♠"),
+        ("1♦ x S♣", "S♣ is not on the table"),
+    ]:
+        with pytest.raises(IllegalMoveError) as error:
+            hand.apply(move(rules, text))
+        assert error.value.reason == reason
+        assert hand.to_json() == before
+
+
+def test_hand_level_compulsion_names_the_card_that_can_capture():
+    """hand: placing 1♦ is refused because 3♦ could capture."""
+    rules = base_with(capture__compulsory="hand")
+    hand = deal(rules, 2, 1, TABLE, HAND, "4♦ 4♥ 4♠")
+    with pytest.raises(IllegalMoveError, match="capture is compulsory: 3♦ can take R♥ 2♣"):
+        hand.apply(move(rules, "1♦"))
+
+
+# --------------------------------------------------------------------------- escobas, leftovers
+
+
+def test_escoba_clears_the_table_and_scores():
+    """A capture that takes every table card is an escoba for the capturer's side."""
+    rules = base_with()
+    hand = deal(rules, 2, 1, TABLE, "R♦ 5♦ 1♦", "3♥ 3♠ 4♠")
+    hand.apply(move(rules, "R♦ x 5♠"))
+    hand.apply(move(rules, "3♥ x R♥ 2♣"))
+    events = hand.apply(move(rules, "5♦ x R♣"))
+    assert [e["event"] for e in events] == ["play", "escoba"]
+    assert events[1] == {"event": "escoba", "seat": 0, "side": 0, "scores": True}
+    assert hand.table == [] and hand.escobas == [1, 0]
+
+
+def test_placing_on_an_empty_table_is_the_only_move():
+    """After an escoba the next player can only place a card."""
+    rules = base_with()
+    hand = deal(rules, 2, 1, TABLE, "R♦ 5♦ 1♦", "3♥ 3♠ 4♠")
+    for text in ("R♦ x 5♠", "3♥ x R♥ 2♣", "5♦ x R♣"):
+        hand.apply(move(rules, text))
+    assert moves_text(hand) == ["3♠", "4♠"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_leftovers_go_to_the_last_capturer_without_escoba(seed):
+    """At the end the table goes to whoever captured last, and that is not an escoba."""
+    from escoba.engine.bots import random_bot
+
+    rules = base_with()
+    hand = Hand(rules, 2, 0, seed=seed)
+    bot = random_bot(seed)
+    while not hand.is_over:
+        hand.apply(bot(hand))
+    left = [e for e in hand.events if e["event"] == "leftovers"]
+    escobas = [e for e in hand.events if e["event"] in ("escoba", "opening")]
+    assert left, "40 cards always leave something on the table (220 is no multiple of 15)"
+    assert left[0]["seat"] == hand.last_capturer
+    assert hand.events.index(left[0]) > max(hand.events.index(e) for e in escobas) if escobas else True
+    assert sum(len(p) for p in hand.piles) == 40
+
+
+def test_nobody_captured_leftovers_are_discarded():
+    """If nobody captured all hand, the table belongs to nobody (base interpretation)."""
+    rules = base_with(capture__compulsory="optional", opening_table__action="none")
+    hand = Hand(rules, 2, 0, [list(rules.deck.cards)])
+    while not hand.is_over:
+        placing = [m for m in hand.legal_moves() if not m.take]
+        hand.apply(placing[0])
+    assert hand.piles == [[], []] and len(hand.set_aside) == 40
+    assert [e for e in hand.events if e["event"] == "leftovers"][0]["seat"] is None
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def cat(rules, cid):
+    return next(c for c in rules.categories if c.id == cid)
+
+
+def test_primera_missing_suit_cannot_score():
+    """A side missing a suit is not eligible for primera; the other side scores."""
+    rules = base_with()
+    full = cards(rules, "7♦ 7♥ 7♠ 1♣")
+    missing = cards(rules, "6♦ 6♥ 6♠")
+    result = score_category(cat(rules, "primera"), [full, missing], [0, 0])
+    assert result.measures == (21 + 21 + 21 + 16, None)
+    assert result.points == (1, 0)
+
+
+def test_primera_missing_suit_on_both_sides_scores_nobody():
+    """Both sides missing a suit: nobody scores primera."""
+    rules = base_with()
+    result = score_category(cat(rules, "primera"), [cards(rules, "7♦"), cards(rules, "7♥")], [0, 0])
+    assert result.measures == (None, None) and result.points == (0, 0)
+
+
+def test_more_than_twenty_with_three_players():
+    """da: 'more than 20 of 40' with three players: 19 cards is most but not more than 20."""
+    threshold = base_with(categories=[{"id": "cards", "measure": "count(cards)", "award": {"policy": "threshold", "more_than": 20}, "points": 1}])
+    most = base_with()
+    deck = list(threshold.deck.cards)
+    piles = [deck[:19], deck[19:30], deck[30:]]
+    assert score_category(threshold.categories[0], piles, [0, 0, 0]).points == (0, 0, 0)
+    assert score_category(cat(most, "cards"), piles, [0, 0, 0]).points == (1, 0, 0)
+
+
+def test_most_with_tied_leaders_all_scoring():
+    """ties: all gives the point to every tied leader; ties: nobody to none."""
+    rules = base_with(categories=[{"id": "coins", "measure": "count(suit(cards, oros))", "award": {"policy": "most", "ties": "all"}, "points": 1}])
+    piles = [cards(rules, "1♦ 2♦ 3♦ 4♥"), cards(rules, "4♦ 5♦ 6♦"), cards(rules, "7♦")]
+    assert score_category(rules.categories[0], piles, [0, 0, 0]).points == (1, 1, 0)
+    nobody = base_with()
+    assert score_category(cat(nobody, "coins"), piles, [0, 0, 0]).points == (0, 0, 0)
+
+
+def test_all_four_sevens_bonus():
+    """ru: a side with all four sevens gets one extra point."""
+    rules = base_with(categories=[{"id": "all_sevens", "measure": "count(rank(cards, 7)) == 4", "award": {"policy": "bonus"}, "points": 1}])
+    piles = [cards(rules, "7♦ 7♥ 7♠ 7♣"), cards(rules, "6♦")]
+    assert score_category(rules.categories[0], piles, [0, 0]).points == (1, 0)
+    piles = [cards(rules, "7♦ 7♥ 7♠"), cards(rules, "7♣")]
+    assert score_category(rules.categories[0], piles, [0, 0]).points == (0, 0)
+
+
+def test_velo_goes_to_its_holder_with_any_points_value():
+    """The seven of coins scores for whoever holds it; da-velo2 makes it worth 2."""
+    rules = base_with(categories=[{"id": "velo", "award": {"policy": "holder", "card": "7 oros"}, "points": 2}])
+    piles = [cards(rules, "1♦"), cards(rules, "7♦")]
+    assert score_category(rules.categories[0], piles, [0, 0]).points == (0, 2)
+
+
+def test_escobas_score_per_unit():
+    """Each escoba is a point (per_unit)."""
+    rules = base_with()
+    assert score_category(cat(rules, "escobas"), [[], []], [3, 1]).points == (3, 1)
+
+
+def test_partnership_scoring_pools_the_partners_piles():
+    """de at four: seats 0 and 2 score together, 1 and 3 together."""
+    rules = base_with(players__partnerships=[{"players": 4, "sides": [[0, 2], [1, 3]]}])
+    hand = Hand(rules, 4, 0, seed=3, record=False)
+    assert hand.sides == 2 and hand.side_of == [0, 1, 0, 1]
+    while not hand.is_over:
+        hand.apply(hand.legal_moves()[0])
+    assert len(hand.points) == 2
+    assert sum(len(p) for p in hand.piles) + len(hand.set_aside) == 40
+
+
+# --------------------------------------------------------------------------- turn order
+
+
+@pytest.mark.parametrize(
+    "players, leader, direction, dealer, expected",
+    [
+        (3, "dealer_right", "counterclockwise", 0, [1, 2, 0]),
+        (3, "dealer_left", "counterclockwise", 0, [2, 0, 1]),
+        (4, "dealer_right", "counterclockwise", 2, [3, 0, 1, 2]),
+        (4, "dealer_right", "clockwise", 2, [3, 2, 1, 0]),
+    ],
+)
+def test_turn_order(players, leader, direction, dealer, expected):
+    """The leader sits at the dealer's right (or left) and play follows the direction."""
+    rules = base_with(turn__leader=leader, turn__direction=direction, opening_table__action="none")
+    hand = Hand(rules, players, dealer, seed=1)
+    seen = []
+    for _ in range(players):
+        seen.append(hand.to_play)
+        hand.apply(hand.legal_moves()[0])
+    assert seen == expected
