@@ -1,0 +1,58 @@
+"""JSON paths (`$.scoring.categories[2].award`) and the source position kept for each."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping, NamedTuple
+
+from escoba.errors import Location
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class Pos(NamedTuple):
+    """Where a node's text is: its file, and the 1-based line and column of the value and of its key."""
+
+    file: str
+    line: int
+    column: int
+    key_line: int = 0
+    key_column: int = 0
+
+
+def child_path(path: str, key: str) -> str:
+    if _NAME.match(key):
+        return f"{path}.{key}"
+    return f"{path}[{_quote(key)}]"
+
+
+def item_path(path: str, index: int) -> str:
+    return f"{path}[{index}]"
+
+
+def join(parts: Iterable[str | int]) -> str:
+    path = "$"
+    for part in parts:
+        path = item_path(path, part) if isinstance(part, int) else child_path(path, part)
+    return path
+
+
+def _quote(key: str) -> str:
+    return "'" + key.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def locate(positions: Mapping[str, Pos], parts: Iterable[str | int], *, key: bool = False, path: str | None = None) -> Location:
+    """The Location of the node at `parts`, or of its nearest ancestor that has a position.
+
+    `key=True` points at the key of a mapping entry rather than at its value (for an unknown
+    or duplicated key). `path` overrides the JSON path shown.
+    """
+    parts = list(parts)
+    shown = path if path is not None else join(parts)
+    for n in range(len(parts), -1, -1):
+        pos = positions.get(join(parts[:n]))
+        if pos is not None:
+            if key and n == len(parts) and pos.key_line:
+                return Location(pos.file, pos.key_line, pos.key_column, shown)
+            return Location(pos.file, pos.line, pos.column, shown)
+    return Location("<unknown>", 0, 0, shown)

@@ -1,0 +1,381 @@
+"""Safe YAML into plain data, with a position for every node.
+
+The parser (libyaml when present) only produces events; this module builds the data itself, so
+it never constructs a Python object from a tag and never runs code. Building from events also
+lets it stop at the first sign of abuse (too deep, too many nodes) before memory is spent, and
+see what the standard constructors hide: duplicate keys, `<<` merge keys, and the plain scalars
+that YAML 1.1 reads as something else than YAML 1.2 does (`no`, `on`, `010`, `1:30`, dates).
+
+Positions are keyed by JSON path (`$.scoring.categories[2].award`); see `paths.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+
+from escoba.errors import Location, Problem, RulesetError
+from escoba.rules.paths import Pos, child_path, item_path
+
+try:  # libyaml is ten times faster; the pure-Python parser gives the same events
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_BYTES = 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 100_000
+
+_CORE = "tag:yaml.org,2002:"
+# Explicit tags that name plain data; anything else (`!!python/...`, `!card`, `!!set`) is refused.
+_PLAIN_TAGS = {f"{_CORE}{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")} | {"!"}
+_TRUE, _FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
+_NULL = {"", "~", "null", "Null", "NULL"}
+# YAML 1.1 booleans that YAML 1.2 reads as text; PyYAML leaves out y/n, other parsers do not.
+_BOOL_11 = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N"}
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+_RESOLVER = yaml.resolver.Resolver()
+
+
+@dataclass
+class Document:
+    """One YAML file as plain data: `data` and a `Pos` for every JSON path in it."""
+
+    file: str  # as shown to the user
+    path: Path
+    data: Any
+    positions: dict[str, Pos]
+
+
+class _Abort(Exception):
+    """Stop composing: the problem already recorded makes going on pointless."""
+
+
+def read_text(path: Path, file: str) -> str:
+    """The file's text, or a RulesetError saying why it cannot be a ruleset."""
+
+    def fail(message: str, line: int = 0, column: int = 0) -> RulesetError:
+        return RulesetError([Problem(Location(file, line, column, "$"), message)])
+
+    try:
+        if path.is_dir():
+            raise fail("is a directory, not a ruleset file")
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise fail(f"cannot read the file: {error.strerror or error}") from None
+    if len(raw) > MAX_BYTES:
+        raise fail(f"file larger than {MAX_BYTES} bytes; a ruleset is a small text file")
+    if b"\0" in raw:
+        line, column = _line_column(raw, raw.index(b"\0"))
+        raise fail("binary data (a NUL byte), not a YAML text file", line, column)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line, column = _line_column(raw, error.start)
+        raise fail(f"not UTF-8: byte 0x{raw[error.start]:02x} cannot be decoded; save the file as UTF-8", line, column) from None
+    if not text.strip():
+        raise fail("empty file; a ruleset is a YAML mapping (start with 'dsl: 1')")
+    return text
+
+
+def _line_column(raw: bytes, offset: int) -> tuple[int, int]:
+    before = raw[:offset]
+    line_start = before.rfind(b"\n") + 1
+    column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
+    return before.count(b"\n") + 1, column
+
+
+def load_file(path: Path, file: str | None = None) -> Document:
+    """Load one ruleset file; raise RulesetError with every problem found."""
+    file = file if file is not None else str(path)
+    return load_text(read_text(path, file), file, path)
+
+
+def load_text(text: str, file: str = "<string>", path: Path | None = None) -> Document:
+    """Parse YAML text into a Document whose data is a mapping with string keys."""
+    composer = _Composer(text, file)
+    data = composer.run()
+    if composer.problems:
+        raise RulesetError(composer.problems)
+    return Document(file, path or Path(file), data, composer.positions)
+
+
+class _Composer:
+    def __init__(self, text: str, file: str):
+        self.loader = _Loader(text)
+        self.file = file
+        self.problems: list[Problem] = []
+        self.positions: dict[str, Pos] = {}
+        self.order: list[str] = []  # paths in the order built, so an alias can copy a slice
+        self.anchors: dict[str, tuple[Any, str, int, int]] = {}
+        self.nodes = 0
+
+    def problem(self, mark: Any, path: str, message: str) -> None:
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        self.problems.append(Problem(Location(self.file, line, column, path), message))
+
+    def run(self) -> Any:
+        try:
+            return self._stream()
+        except _Abort:
+            return None
+        except yaml.MarkedYAMLError as error:
+            message = error.problem or "invalid YAML"
+            if error.context:
+                where = f" at line {error.context_mark.line + 1}" if error.context_mark else ""
+                message = f"{message} ({error.context}{where})"
+            self.problem(error.problem_mark, "$", f"YAML syntax error: {message}")
+        except yaml.reader.ReaderError as error:
+            line, column = _text_line_column(self.loader, error.position)
+            self.problems.append(
+                Problem(
+                    Location(self.file, line, column, "$"),
+                    f"character #x{error.character:04x} is not allowed in YAML text",
+                )
+            )
+        except yaml.YAMLError as error:  # pragma: no cover - every parser error is marked
+            self.problem(None, "$", f"YAML error: {error}")
+        return None
+
+    def _stream(self) -> Any:
+        loader = self.loader
+        loader.get_event()  # StreamStart
+        if loader.check_event(StreamEndEvent):
+            self.problem(None, "$", "empty file; a ruleset is a YAML mapping (start with 'dsl: 1')")
+            return None
+        loader.get_event()  # DocumentStart
+        first = loader.peek_event()
+        data = self._node("$", 0, None)
+        loader.get_event()  # DocumentEnd
+        if loader.check_event(DocumentStartEvent):
+            second = loader.peek_event()
+            self.problem(second.start_mark, "$", "several YAML documents in one file; a ruleset file holds one")
+            raise _Abort
+        if data is None and not self.problems:
+            self.problem(first.start_mark, "$", "empty document; a ruleset is a YAML mapping (start with 'dsl: 1')")
+        elif not isinstance(data, dict) and not self.problems:
+            self.problem(first.start_mark, "$", f"expected a mapping of keys to values at the top, got {_kind(data)}")
+        return data
+
+    def _count(self, event: Any, path: str) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            self.problem(event.start_mark, path, f"more than {MAX_NODES} nodes (after expanding aliases): refused as an alias bomb")
+            raise _Abort
+
+    def _node(self, path: str, depth: int, key_mark: Any) -> Any:
+        event = self.loader.get_event()
+        self._count(event, path)
+        mark = event.start_mark
+        key_mark = key_mark or mark
+        if isinstance(event, AliasEvent):
+            return self._alias(event, path, key_mark)
+        self.order.append(path)
+        self.positions[path] = Pos(self.file, mark.line + 1, mark.column + 1, key_mark.line + 1, key_mark.column + 1)
+        start = len(self.order) - 1
+        tag = event.tag
+        if tag is not None and tag not in _PLAIN_TAGS:
+            shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+            self.problem(mark, path, f"tag '{shown}' is not allowed: a ruleset holds only plain YAML data")
+        if isinstance(event, ScalarEvent):
+            value = self._scalar(event, path)
+        elif isinstance(event, (SequenceStartEvent, MappingStartEvent)):
+            if depth >= MAX_DEPTH:
+                self.problem(mark, path, f"nested deeper than {MAX_DEPTH} levels")
+                raise _Abort
+            if isinstance(event, SequenceStartEvent):
+                value = self._sequence(path, depth)
+            else:
+                value = self._mapping(path, depth)
+        else:  # pragma: no cover - the parser guarantees a node here
+            raise _Abort
+        if event.anchor is not None:
+            self.anchors[event.anchor] = (value, path, start, len(self.order))
+        return value
+
+    def _alias(self, event: Any, path: str, key_mark: Any) -> Any:
+        if event.anchor not in self.anchors:
+            self.problem(event.start_mark, path, f"alias '*{event.anchor}' refers to no anchor defined before it")
+            return None
+        value, origin, start, end = self.anchors[event.anchor]
+        size = end - start
+        self.nodes += size
+        if self.nodes > MAX_NODES:
+            self.problem(event.start_mark, path, f"more than {MAX_NODES} nodes (after expanding aliases): refused as an alias bomb")
+            raise _Abort
+        # An alias gets a copy, so that nothing downstream can change two places at once; its
+        # nodes keep the positions of the anchored text, which is where a fix must go.
+        for sub in self.order[start:end]:
+            new = path + sub[len(origin):]
+            pos = self.positions[sub]
+            if sub == origin:
+                pos = pos._replace(key_line=key_mark.line + 1, key_column=key_mark.column + 1)
+            self.positions[new] = pos
+            self.order.append(new)
+        return _copy(value)
+
+    def _sequence(self, path: str, depth: int) -> list[Any]:
+        items: list[Any] = []
+        while not self.loader.check_event(SequenceEndEvent):
+            items.append(self._node(item_path(path, len(items)), depth + 1, None))
+        self.loader.get_event()
+        return items
+
+    def _mapping(self, path: str, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        first_line: dict[str, int] = {}
+        while not self.loader.check_event(MappingEndEvent):
+            key_event = self.loader.peek_event()
+            key = self._key(path, depth)
+            if key is None:
+                self._discard(path + ".<value>", depth, keep_problems=False)
+                continue
+            here = child_path(path, key)
+            if key in result:
+                self.problem(key_event.start_mark, path, f"duplicate key '{key}' (first at line {first_line[key]})")
+                self._discard(here, depth, keep_problems=True)
+                continue
+            first_line[key] = key_event.start_mark.line + 1
+            result[key] = self._node(here, depth + 1, key_event.start_mark)
+        self.loader.get_event()
+        return result
+
+    def _key(self, path: str, depth: int) -> str | None:
+        """A mapping key, or None (problem recorded) when it is not a plain string."""
+        event = self.loader.peek_event()
+        mark = event.start_mark
+        if isinstance(event, ScalarEvent) and event.tag in (None, "!", f"{_CORE}str"):
+            self.loader.get_event()
+            self._count(event, path)
+            text = event.value
+            if event.tag is not None or not event.implicit[0]:
+                return text  # quoted or tagged as a string: what it says
+            if text == "<<":
+                self.problem(mark, path, "merge key '<<' is not YAML 1.2; write the keys out (or use extends:)")
+                return None
+            if text in _BOOL_11 or text in _TRUE or text in _FALSE:
+                self.problem(mark, path, f"key '{text}' is read as a boolean by YAML 1.1; quote it (\"{text}\")")
+                return None
+            tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+            if tag != f"{_CORE}str":
+                self.problem(mark, path, f"key {text} is not a string; quote it (\"{text}\")")
+                return None
+            return text
+        # A non-string key: read it (to report what it is) but keep nothing.
+        value = self._discard(path + ".<key>", depth, keep_problems=False)
+        self.problem(mark, path, f"key {_show(value)} is not a string; keys must be text (quote it)")
+        return None
+
+    def _discard(self, path: str, depth: int, keep_problems: bool) -> Any:
+        """Read a node that will not be kept (a duplicate, a bad key) and forget its positions."""
+        positions, order, problems = dict(self.positions), len(self.order), len(self.problems)
+        anchors = dict(self.anchors)
+        value = self._node(path, depth + 1, None)
+        self.positions, self.anchors = positions, anchors
+        del self.order[order:]
+        if not keep_problems:
+            del self.problems[problems:]
+        return value
+
+    def _scalar(self, event: Any, path: str) -> Any:
+        text = event.value
+        tag = event.tag
+        mark = event.start_mark
+        if tag in ("!", f"{_CORE}str") or (tag is None and not event.implicit[0]):
+            return text
+        if tag is None:
+            return self._plain(text, mark, path)
+        value = self._plain(text, mark, path)  # an explicit core tag must agree with the text
+        expected = {f"{_CORE}int": int, f"{_CORE}float": (int, float), f"{_CORE}bool": bool}.get(tag)
+        if tag == f"{_CORE}null" and value is not None:
+            self.problem(mark, path, f"'{text}' is not null")
+        elif expected is not None and (not isinstance(value, expected) or (tag != f"{_CORE}bool" and isinstance(value, bool))):
+            self.problem(mark, path, f"'{text}' does not match its tag '{tag}'")
+        elif tag == f"{_CORE}float" and isinstance(value, int):
+            value = float(value)
+        return value
+
+    def _plain(self, text: str, mark: Any, path: str) -> Any:
+        """An unquoted scalar, read as YAML 1.2 reads it; YAML 1.1 disagreements are errors."""
+        if text in _NULL:
+            return None
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        if text in _BOOL_11:
+            self.problem(
+                mark, path, f"'{text}' is read as a boolean by YAML 1.1: write true or false, or quote it (\"{text}\") for the text"
+            )
+            return text
+        if _INT.match(text):
+            return int(text)
+        if _FLOAT.match(text):
+            value = float(text)
+            if math.isfinite(value):
+                return value
+        tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+        if tag == f"{_CORE}float" and text.lstrip("+-").lower() in (".inf", ".nan"):
+            self.problem(mark, path, f"'{text}' is not a finite number")
+        elif tag in (f"{_CORE}int", f"{_CORE}float"):
+            self.problem(
+                mark, path, f"'{text}' is not a plain decimal number, a form YAML versions read differently; write it in decimal, or quote it"
+            )
+        elif tag == f"{_CORE}timestamp":
+            self.problem(mark, path, f"'{text}' is read as a date by YAML 1.1; quote it (\"{text}\")")
+        return text
+
+
+def _text_line_column(loader: Any, position: int) -> tuple[int, int]:
+    text = getattr(loader, "stream", None) or getattr(loader, "buffer", "") or ""
+    if not isinstance(text, str):
+        return 0, 0
+    before = text[:position]
+    return before.count("\n") + 1, position - (before.rfind("\n") + 1) + 1
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text '{value}'"
+    return f"the value {_show(value)}"
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "(a mapping)"
+    if isinstance(value, list):
+        return "(a list)"
+    return str(value)
