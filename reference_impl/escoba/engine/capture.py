@@ -20,43 +20,46 @@ Subset = tuple[int, ...]
 class CaptureFinder:
     """Capture subsets for one deck and target, memoised by table contents."""
 
-    __slots__ = ("value", "is_joker", "target", "low", "high", "_memo")
+    __slots__ = ("value", "is_joker", "has_jokers", "target", "low", "high", "_memo")
 
     def __init__(self, value: Sequence[int], is_joker: Sequence[bool], target: int, low: int, high: int):
         self.value = tuple(value)
         self.is_joker = tuple(is_joker)
+        self.has_jokers = any(self.is_joker)
         self.target = target
         self.low, self.high = low, high
-        self._memo: dict[tuple[int, ...], dict[int, list[Subset]]] = {}
+        self._memo: dict[tuple[int, ...], dict[int, list[Subset]]] = {}  # (limit, *table)
 
-    def sums(self, table: Sequence[int]) -> dict[int, list[Subset]]:
-        """All non-empty subsets of the joker-free table, by sum (only sums below the target).
+    def sums(self, table: Sequence[int], limit: int | None = None) -> dict[int, list[Subset]]:
+        """All non-empty subsets of the joker-free table, by sum, for sums up to `limit`
+        (default: just below the target; the hand's largest need is enough for one decision).
 
-        Each subset is a tuple of card indices in ascending deck order.
+        Each subset is a tuple of card indices in ascending deck order, and each list is sorted.
         """
-        key = tuple(sorted(table))
+        if limit is None:
+            limit = self.target - 1
+        key = (limit, *sorted(table))
         found = self._memo.get(key)
         if found is not None:
             return found
-        value, limit = self.value, self.target - 1
-        cards = sorted((c for c in key if not self.is_joker[c]), key=value.__getitem__)
+        value = self.value
+        # Grow subsets card by card in deck order, dropping any that passes the limit: tuples
+        # come out already sorted and no subset over the target is ever built.
+        subsets: list[tuple[int, Subset]] = [(0, ())]
+        for c in key[1:]:
+            if self.is_joker[c]:
+                continue
+            v = value[c]
+            subsets += [(s + v, combo + (c,)) for s, combo in subsets if s + v <= limit]
         found = {}
-        n = len(cards)
-
-        def walk(start: int, total: int, chosen: list[int]) -> None:
-            for i in range(start, n):
-                c = cards[i]
-                t = total + value[c]
-                if t > limit:
-                    return  # sorted by value: every later card overshoots too
-                chosen.append(c)
-                found.setdefault(t, []).append(tuple(sorted(chosen)))
-                walk(i + 1, t, chosen)
-                chosen.pop()
-
-        walk(0, 0, [])
-        for subsets in found.values():
-            subsets.sort()
+        for s, combo in subsets[1:]:
+            if s in found:
+                found[s].append(combo)
+            else:
+                found[s] = [combo]
+        for lists in found.values():
+            if len(lists) > 1:
+                lists.sort()
         if len(self._memo) > 4096:  # a simulation sees few repeats: keep memory flat
             self._memo.clear()
         self._memo[key] = found
@@ -64,7 +67,7 @@ class CaptureFinder:
 
     def captures(self, card: int, table: Sequence[int]) -> list[Subset]:
         """Every set of table cards that `card` can take, sorted."""
-        if self.is_joker[card] or any(self.is_joker[c] for c in table):
+        if self.has_jokers and (self.is_joker[card] or any(self.is_joker[c] for c in table)):
             return self._captures_with_jokers(card, table)
         need = self.target - self.value[card]
         if need <= 0:
@@ -97,6 +100,11 @@ class CaptureFinder:
         is not. Tables are four cards, so trying each assignment of cards to groups is cheap.
         """
         cards = list(table)
+        if not self.has_jokers:
+            # Without wild cards a split into k groups needs a total of exactly k × target.
+            total = sum(self.value[c] for c in cards)
+            if total % self.target or not 1 <= total // self.target <= max_groups:
+                return 0
         for groups in range(1, max_groups + 1):
             if len(cards) < 2 * groups:
                 break

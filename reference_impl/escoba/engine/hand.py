@@ -199,13 +199,21 @@ class Hand:
         if self.to_play is None:
             return []
         finder, table, compulsory = self.rules.finder, self.table, self.rules.compulsory
+        make = tuple.__new__  # Move(...) goes through a Python-level __new__: too slow here
         moves: list[Move] = []
         placements: list[Move] = []
-        for card in sorted(self.hands[self.to_play]):
-            subsets = finder.captures(card, table)
-            moves.extend(Move(card, s) for s in subsets)
+        if finder.has_jokers:
+            by_card = [(card, finder.captures(card, table)) for card in sorted(self.hands[self.to_play])]
+        else:
+            value, target = finder.value, finder.target
+            held = sorted(self.hands[self.to_play])
+            sums = finder.sums(table, target - min(value[c] for c in held))
+            by_card = [(card, sums.get(target - value[card], ())) for card in held]
+        for card, subsets in by_card:
+            for s in subsets:
+                moves.append(make(Move, (card, s)))
             if not subsets or compulsory == "optional":
-                placements.append(Move(card, ()))
+                placements.append(make(Move, (card, ())))
         if compulsory != "hand" or not moves:
             moves.extend(placements)
             moves.sort()
@@ -253,7 +261,9 @@ class Hand:
         self.hands[seat].remove(card)
         self._legal = None
         self.plays += 1
-        self._emit({"event": "play", "seat": seat, "card": self.rules.deck.code[card], "take": self._codes(take)})
+        record = self.events is not None
+        if record:
+            self._emit({"event": "play", "seat": seat, "card": rules.deck.code[card], "take": self._codes(take)})
         if take:
             side = self.side_of[seat]
             table = self.table
@@ -265,10 +275,11 @@ class Hand:
             if not table:
                 last_play = self._next >= len(self._stock) and not any(self.hands)
                 if rules.escoba_on_last_play or not last_play:
-                    scores = rules.joker_escobas_score or not any(rules.deck.is_joker(c) for c in (card, *take))
+                    scores = rules.joker_escobas_score or not any(rules.finder.is_joker[c] for c in (card, *take))
                     if scores:
                         self.escobas[side] += 1
-                    self._emit({"event": "escoba", "seat": seat, "side": side, "scores": scores})
+                    if record:
+                        self._emit({"event": "escoba", "seat": seat, "side": side, "scores": scores})
         else:
             self.table.append(card)
         self._advance(seat)
