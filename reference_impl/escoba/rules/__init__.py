@@ -1,0 +1,57 @@
+"""The rules pipeline: a ruleset id or file → a resolved, validated document.
+
+    YAML (yamlload) → extends (resolve) → JSON Schema (schema) → semantic checks (semantics)
+
+Each stage reports every problem it finds; a stage that found any stops the pipeline, since the
+next would only report their consequences.
+"""
+
+from __future__ import annotations
+
+from escoba.errors import Problem, RulesetError, UnknownRuleset
+from escoba.rules import registry
+from escoba.rules.resolve import Resolved, load_chain, resolve
+
+__all__ = ["Resolved", "bundled_ids", "check", "load_resolved"]
+
+
+def load_resolved(id_or_path: str) -> Resolved:
+    """The resolved ruleset; RulesetError with every problem, UnknownRuleset for a bad name."""
+    from escoba.rules import schema, semantics  # jsonschema and lark load only when needed
+
+    path, shown = registry.find(id_or_path)
+    chain = load_chain(path, shown)
+    _stop_if(_header_problems(chain, schema))
+    resolved = resolve(chain)
+    _stop_if(schema.validate(resolved.doc, resolved.positions))
+    _stop_if(semantics.check(resolved))
+    return resolved
+
+
+def check(id_or_path: str) -> list[Problem]:
+    """Every problem of a ruleset (empty if valid); UnknownRuleset if the name names nothing."""
+    try:
+        load_resolved(id_or_path)
+    except RulesetError as error:
+        if isinstance(error, UnknownRuleset):
+            raise
+        return error.problems
+    return []
+
+
+def bundled_ids() -> list[str]:
+    return registry.bundled_ids()
+
+
+def _header_problems(chain, schema) -> list[Problem]:  # type: ignore[no-untyped-def]
+    problems: list[Problem] = []
+    for doc in chain:
+        problems += schema.validate_raw(doc.data, doc.positions)
+    return problems
+
+
+def _stop_if(problems: list[Problem]) -> None:
+    if problems:
+        # Document order: what a user fixes top to bottom (sort is stable within a line).
+        problems.sort(key=lambda p: (p.location.file, p.location.line, p.location.column))
+        raise RulesetError(problems)

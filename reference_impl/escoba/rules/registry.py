@@ -28,7 +28,7 @@ def bundled() -> dict[str, Path]:
     """Bundled ruleset ids and their files: spec/*.yaml first, then spec/house/*.yaml."""
     found: dict[str, Path] = {}
     for folder in (spec_dir(), spec_dir() / "house"):
-        for file in sorted(folder.glob("*.yaml")):
+        for file in sorted(folder.glob("*.yaml"), key=lambda f: f.stem):
             found.setdefault(file.stem, file.resolve())
     return found
 

@@ -345,6 +345,15 @@ class _Composer:
         return text
 
 
+def reads_as_text(text: str) -> bool:
+    """Whether `text`, written unquoted, loads back as that same text without a problem."""
+    if text in _NULL or text in _TRUE or text in _FALSE or text in _BOOL_11:
+        return False
+    if _INT.match(text) or _FLOAT.match(text):
+        return False
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == f"{_CORE}str"
+
+
 def _text_line_column(loader: Any, position: int) -> tuple[int, int]:
     text = getattr(loader, "stream", None) or getattr(loader, "buffer", "") or ""
     if not isinstance(text, str):

@@ -1,0 +1,88 @@
+"""`escoba check`: validate rulesets (YAML, extends, schema, semantic checks)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from escoba.cli.main import add_format_argument
+
+HELP = "validate rulesets: YAML, extends, JSON Schema and semantic checks"
+DESCRIPTION = """\
+Validate ruleset files or bundled ruleset ids. A valid ruleset prints one line,
+'ok  FILE (ID)'; an invalid one prints each problem on a line of its own:
+
+  FILE:LINE:COLUMN: $.json.path: message
+
+With no arguments every bundled ruleset is checked.
+Exit status: 0 all valid, 1 any invalid, 2 an unknown id or a missing file."""
+EPILOG = """\
+examples:
+  escoba check                                  every bundled ruleset
+  escoba check da sv                            two bundled rulesets by id
+  escoba check spec/house/velo-two.yaml         a file (a house rule)
+  escoba check --format json my-rules.yaml      problems as JSON, for an editor or CI"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rulesets", nargs="*", metavar="FILE-OR-ID", help="ruleset files or bundled ids (default: all bundled)")
+    add_format_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from escoba.errors import RulesetError, UnknownRuleset
+    from escoba.rules import bundled_ids, load_resolved, registry
+
+    names = list(args.rulesets) or bundled_ids()
+    unknown = []
+    files: dict[str, str] = {}
+    for name in names:
+        try:
+            files[name] = registry.find(name)[1]
+        except UnknownRuleset as error:
+            unknown += error.problems
+    if unknown:
+        for problem in unknown:  # each on its own line, as main() prints a single error
+            print(f"escoba check: {problem}", file=sys.stderr)
+        return 2
+    reports: list[dict[str, Any]] = []
+    for name in names:
+        report: dict[str, Any] = {"ruleset": name, "file": files[name], "id": None, "valid": True, "problems": []}
+        try:
+            report["id"] = load_resolved(name).id
+        except RulesetError as error:
+            report["valid"] = False
+            report["problems"] = error.problems
+        reports.append(report)
+    if args.format == "json":
+        _print_json(reports)
+    else:
+        for report in reports:
+            if report["valid"]:
+                print(f"ok  {report['file']} ({report['id']})")
+            else:
+                for problem in report["problems"]:
+                    print(problem)
+    sys.stdout.flush()
+    return 0 if all(r["valid"] for r in reports) else 1
+
+
+def _print_json(reports: list[dict[str, Any]]) -> None:
+    out = {
+        "valid": all(r["valid"] for r in reports),
+        "rulesets": [
+            {**r, "problems": [_problem_json(p) for p in r["problems"]]} for r in reports
+        ],
+    }
+    print(json.dumps(out, ensure_ascii=False, indent=2))
+
+
+def _problem_json(problem: Any) -> dict[str, Any]:
+    where = problem.location
+    data = {"file": where.file, "line": where.line, "column": where.column, "path": where.path, "message": problem.message}
+    if problem.excerpt is not None:
+        data["excerpt"], data["caret"] = problem.excerpt, problem.caret
+    data["text"] = str(problem)
+    return data

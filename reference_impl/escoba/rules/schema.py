@@ -1,0 +1,183 @@
+"""JSON Schema validation (`schemas/ruleset.schema.json`), told in plain words with positions.
+
+Every independent error is reported, one line each, at the line of the node it is about; the
+schema avoids `anyOf`/`oneOf`, so jsonschema's errors are already independent (where a combinator
+does appear, `best_match` picks the headline among its alternatives).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, Iterable, Mapping
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from escoba.data import schemas_dir
+from escoba.errors import Problem
+from escoba.rules.paths import Pos, join, locate
+
+# How to call the allowed values of an enumerated key in a message ("… one of the policies: …").
+_NOUNS = {
+    "policy": "policies",
+    "status": "statuses",
+    "kind": "kinds",
+    "ties": "tie rules",
+    "direction": "directions",
+    "leader": "leaders",
+    "next_dealer": "dealer rotations",
+    "short_stock": "short-stock rules",
+    "trigger": "triggers",
+    "action": "actions",
+    "escobas": "escoba rules",
+    "compulsory": "capture rules",
+    "to": "destinations",
+    "if_nobody_captured": "destinations",
+    "check": "checks",
+    "several_reach": "rules",
+    "tie": "tie rules",
+}
+_PATTERNS = {
+    "^[a-z][a-z0-9-]*$": "lower-case letters, digits and '-', starting with a letter",
+    "^[a-z][a-z0-9_-]*$": "lower-case letters, digits, '_' and '-', starting with a letter",
+    "^[a-z0-9][a-z0-9_-]*$": "lower-case letters, digits, '_' and '-'",
+    "^[a-z_][a-z0-9_]*$": "lower-case letters, digits and '_'",
+    "^[a-z]{2,3}$": "a two- or three-letter language code",
+}
+_TYPES = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+    "null": "null",
+}
+# The header a raw file must get right before it can be resolved; sections are checked once resolved.
+_HEADER = ("dsl", "id", "extends", "kind", "title", "description", "language", "source")
+
+
+@cache
+def ruleset_schema() -> dict[str, Any]:
+    with open(schemas_dir() / "ruleset.schema.json", encoding="utf-8") as stream:
+        return json.load(stream)
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(ruleset_schema())
+
+
+@cache
+def _raw_validator() -> Draft202012Validator:
+    full = ruleset_schema()
+    properties = {k: (v if k in _HEADER else True) for k, v in full["properties"].items()}
+    raw = {k: v for k, v in full.items() if k not in ("properties", "required")}
+    return Draft202012Validator({**raw, "properties": properties, "required": ["dsl"]})
+
+
+def validate(doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
+    """Problems of a resolved document, in document order."""
+    return _problems(_validator().iter_errors(doc), doc, positions)
+
+
+def validate_raw(doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
+    """Problems of one file's top level as written (unknown keys, the header)."""
+    return _problems(_raw_validator().iter_errors(doc), doc, positions)
+
+
+def _problems(errors: Iterable[ValidationError], doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
+    seen: set[str] = set()
+    found: list[Problem] = []
+    for error in errors:
+        for problem in _explain(error, doc, positions):
+            text = str(problem)
+            if text not in seen:
+                seen.add(text)
+                found.append(problem)
+    found.sort(key=lambda p: (p.location.file, p.location.line, p.location.column))
+    return found
+
+
+def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
+    parts = list(error.absolute_path)
+    key = parts[-1] if parts and isinstance(parts[-1], str) else None
+    validator, value, instance = error.validator, error.validator_value, error.instance
+
+    def at(message: str, where: list[Any] = parts, *, on_key: bool = False, shown: list[Any] | None = None) -> Problem:
+        path = join(shown if shown is not None else where)
+        return Problem(locate(positions, where, key=on_key, path=path), message)
+
+    if validator in ("anyOf", "oneOf") and error.context:
+        return _explain(best_match(error.context), doc, positions)
+    if validator == "additionalProperties":
+        allowed = ", ".join(sorted(error.schema.get("properties", {})))
+        extra = [k for k in instance if k not in error.schema.get("properties", {})]
+        return [at(f"unknown key '{k}' (expected one of: {allowed})", parts + [k], on_key=True, shown=parts) for k in extra]
+    if validator == "required":
+        # jsonschema reports each missing key in an error of its own, named first in its message.
+        missing = [k for k in value if k not in instance and error.message.startswith(repr(k))]
+        return [at(f"missing required key '{k}'") for k in missing[:1]]
+    if error.relative_schema_path and "propertyNames" in error.relative_schema_path:
+        allowed = ", ".join(error.schema.get("enum", [])) if isinstance(error.schema, dict) else ""
+        if validator == "enum":
+            return [at(f"provenance for unknown key '{instance}' (expected one of: {allowed})", parts + [instance], on_key=True, shown=parts)]
+        return [at(f"key '{instance}' does not have the expected form ({_pattern(value)})", parts + [instance], on_key=True, shown=parts)]
+    if validator == "not" and value == {}:
+        return [at(_not_used(key, parts, doc), on_key=True, shown=parts[:-1])]
+    if validator == "type":
+        wanted = [value] if isinstance(value, str) else list(value)
+        return [at(f"expected {' or '.join(_TYPES[t] for t in wanted)}, got {_show(instance)}")]
+    if validator == "enum":
+        noun = _NOUNS.get(key or "", f"values of '{key}'" if key else "values")
+        return [at(f"{_show(instance)} is not one of the {noun}: {', '.join(map(str, value))}")]
+    if validator == "const":
+        if key == "dsl":
+            return [at(f"unsupported DSL version {_show(instance)} (this escoba reads dsl: {value})")]
+        return [at(f"expected {_show(value)}, got {_show(instance)}")]
+    if validator == "minimum":
+        return [at(f"must be at least {value}, got {_show(instance)}")]
+    if validator == "maximum":
+        return [at(f"must be at most {value}, got {_show(instance)}")]
+    if validator == "pattern":
+        return [at(f"{_show(instance)} does not have the expected form ({_pattern(value)})")]
+    if validator == "minLength":
+        return [at("must not be empty")]
+    if validator == "minItems":
+        return [at(f"needs at least {value} item{'s' if value != 1 else ''}, got {len(instance)}")]
+    if validator == "uniqueItems":
+        repeated = sorted({_show(v) for v in instance if instance.count(v) > 1})
+        return [at(f"repeated item{'s' if len(repeated) > 1 else ''}: {', '.join(repeated)}")]
+    return [at(error.message)]
+
+
+def _not_used(key: str | None, parts: list[Any], doc: Any) -> str:
+    """A key that the node's policy does not take (`card` on a `most` award)."""
+    parent: Any = doc
+    for part in parts[:-1]:
+        parent = parent[part]
+    policy = parent.get("policy") if isinstance(parent, dict) else None
+    if policy is None and isinstance(parent, dict) and isinstance(parent.get("award"), dict):
+        policy = parent["award"].get("policy")
+    if policy is not None:
+        return f"key '{key}' is not used by the policy '{policy}'"
+    return f"key '{key}' is not allowed here"
+
+
+def _pattern(pattern: str) -> str:
+    return _PATTERNS.get(pattern, f"matching {pattern}")
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)

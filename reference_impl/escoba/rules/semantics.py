@@ -1,0 +1,355 @@
+"""Checks a schema cannot state: cards that exist, a deal that can be dealt, a target that can
+be made, partnerships that seat everyone once, measures that compile, quotes that really are in
+the source. Each runs on a schema-valid resolved document and reports located problems.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from functools import cache
+from typing import Any, Iterable
+
+from escoba.data import sources_dir
+from escoba.errors import Problem
+from escoba.rules import registry
+from escoba.rules.expr import ExprError, compile_expression, env_from_deck
+from escoba.rules.paths import locate
+from escoba.rules.resolve import Resolved, citations
+
+_SECTIONS = ("deck", "players", "turn", "deal", "opening_table", "capture", "leftovers", "match")
+_NEEDS_NOTE = ("interpreted", "erratum", "default")
+_NOT_FILES = ("outside", "house")
+# What a category's measure must be, by award policy.
+_MEASURE_KIND = {"most": "number", "threshold": "number", "per_unit": "number", "bonus": "bool"}
+_KIND_WORDS = {"number": "a number", "bool": "a condition (true or false)", "set": "a set of cards"}
+
+
+def check(resolved: Resolved) -> list[Problem]:
+    checker = _Checker(resolved)
+    for step in (
+        checker.file_name,
+        checker.deck,
+        checker.values,
+        checker.players,
+        checker.deal,
+        checker.target,
+        checker.categories,
+        checker.citations,
+        checker.cited_keys,
+    ):
+        step()
+    return checker.problems
+
+
+class _Checker:
+    def __init__(self, resolved: Resolved):
+        self.resolved = resolved
+        self.doc = resolved.doc
+        self.problems: list[Problem] = []
+
+    def problem(self, parts: Iterable[str | int], message: str, *, key: bool = False, **extra: Any) -> None:
+        self.problems.append(Problem(locate(self.resolved.positions, parts, key=key), message, **extra))
+
+    # -- the file ---------------------------------------------------------------------------
+
+    def file_name(self) -> None:
+        own = self.resolved.files[-1]
+        if registry.is_bundled(own.path) and self.doc["id"] != own.path.stem:
+            self.problem(("id",), f"id '{self.doc['id']}' does not match the file name {own.path.name}")
+
+    # -- the deck ---------------------------------------------------------------------------
+
+    def deck(self) -> None:
+        deck = self.doc["deck"]
+        for list_key, forms in (("suits", ("id", "symbol", "ascii", "aliases")), ("ranks", ("id", "ascii", "aliases"))):
+            seen: dict[str, str] = {}
+            for i, item in enumerate(deck[list_key]):
+                for form in forms:
+                    names = (item.get(form) or []) if form == "aliases" else [item.get(form)]
+                    for j, name in enumerate(names):
+                        if name is None:
+                            continue
+                        parts = ("deck", list_key, i, form, j) if form == "aliases" else ("deck", list_key, i, form)
+                        owner = seen.get(name)
+                        if owner is not None and owner != item["id"]:
+                            self.problem(parts, f"'{name}' already names {list_key[:-1]} '{owner}'")
+                        seen.setdefault(name, item["id"])
+        suit_ids = {s["id"] for s in deck["suits"]}
+        for i, rank in enumerate(deck["ranks"]):
+            if rank["id"] in suit_ids:
+                self.problem(("deck", "ranks", i, "id"), f"rank id '{rank['id']}' is also a suit id")
+        if deck["scoring_suit"] not in suit_ids:
+            hint = _did_you_mean(deck["scoring_suit"], suit_ids)
+            self.problem(("deck", "scoring_suit"), f"no suit '{deck['scoring_suit']}' in the deck{hint}")
+
+    def values(self) -> None:
+        rank_ids = [r["id"] for r in self.doc["deck"]["ranks"]]
+        forms = _rank_forms(self.doc["deck"])
+        for name, table in (self.doc.get("values") or {}).items():
+            for rank in table:
+                if rank in rank_ids:
+                    continue
+                if rank in forms:
+                    hint = f"; write its id '{forms[rank]}'"
+                else:
+                    hint = _did_you_mean(rank, rank_ids) or f" (ranks: {', '.join(rank_ids)})"
+                self.problem(("values", name, rank), f"'{rank}' is not a rank id{hint}", key=True)
+
+    # -- players and the deal ---------------------------------------------------------------
+
+    def players(self) -> None:
+        players = self.doc["players"]
+        counts = players["counts"]
+        first: dict[int, int] = {}
+        for i, entry in enumerate(players.get("partnerships") or []):
+            n = entry["players"]
+            here = ("players", "partnerships", i)
+            if n not in counts:
+                self.problem(here + ("players",), f"partnerships for {n} players, but players.counts is {counts}")
+            if n in first:
+                line = locate(self.resolved.positions, ("players", "partnerships", first[n])).line
+                self.problem(here + ("players",), f"a second partnerships entry for {n} players (first at line {line})")
+                continue
+            first[n] = i
+            owner: dict[int, int] = {}
+            for s, side in enumerate(entry["sides"]):
+                for k, seat in enumerate(side):
+                    where = here + ("sides", s, k)
+                    if seat >= n:
+                        self.problem(where, f"seat {seat} does not exist with {n} players (seats 0 to {n - 1})")
+                    elif seat in owner:
+                        self.problem(where, f"seat {seat} is in two sides ({owner[seat]} and {s})")
+                    else:
+                        owner[seat] = s
+            missing = [seat for seat in range(n) if seat not in owner]
+            if missing:
+                listed = ", ".join(map(str, missing))
+                self.problem(here + ("sides",), f"seat{'s' if len(missing) > 1 else ''} {listed} in no side; the sides must seat all {n} players")
+
+    def deal(self) -> None:
+        deck, deal = self.doc["deck"], self.doc["deal"]
+        jokers = deck.get("jokers") or 0
+        cards = len(deck["suits"]) * len(deck["ranks"])
+        left = cards + jokers - deal["table_size"]
+        one_at_a_time = deal.get("short_stock", "forbid") == "one_at_a_time"
+        for n in self.doc["players"]["counts"]:
+            round_size = n * deal["hand_size"]
+            counted = f"{left} cards ({cards} + {jokers} jokers − {deal['table_size']} on the table)"
+            if left < round_size:
+                self.problem(("deal", "hand_size"), f"with {n} players, {counted} are too few for one round of {n} × {deal['hand_size']}")
+            elif left % round_size and not one_at_a_time:
+                self.problem(
+                    ("deal", "hand_size"),
+                    f"with {n} players, {counted} do not deal in whole rounds of {n} × {deal['hand_size']} = {round_size}; "
+                    "change hand_size or set short_stock: one_at_a_time",
+                )
+
+    def target(self) -> None:
+        deck, target = self.doc["deck"], self.doc["capture"]["target"]
+        if (deck.get("jokers") or 0) and 2 <= target <= 20:
+            return  # a joker is worth whatever the capture needs
+        values = tuple(sorted(r["value"] for r in deck["ranks"]))
+        if not _reachable(values, len(deck["suits"]), target):
+            self.problem(("capture", "target"), f"no played card and table cards can make {target} with this deck's values")
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def categories(self) -> None:
+        deck = self.doc["deck"]
+        try:
+            env = env_from_deck(deck, self.doc.get("values") or {})
+        except Exception:  # pragma: no cover - a deck that passed the schema always builds
+            env = None
+        for i, category in enumerate(self.doc["scoring"]["categories"]):
+            here = ("scoring", "categories", i)
+            award = category["award"]
+            policy = award["policy"]
+            if policy == "holder":
+                if _card(award["card"], deck) is None:
+                    self.problem(here + ("award", "card"), f"no card '{award['card']}' in the deck")
+            elif env is not None and "measure" in category:
+                self.expression(category["measure"], here + ("measure",), env, "side", _MEASURE_KIND[policy], policy)
+            if policy == "threshold" and isinstance(award["more_than"], str) and env is not None:
+                self.expression(award["more_than"], here + ("award", "more_than"), env, "global", "number", policy)
+
+    def expression(self, text: str, parts: tuple[str | int, ...], env: Any, context: str, wanted: str, policy: str) -> None:
+        try:
+            compiled = compile_expression(text, env, context=context)
+        except ExprError as error:
+            # One line for the excerpt: a literal block's line breaks would misplace the caret.
+            self.problem(parts, error.message, excerpt=text.replace("\n", " "), caret=error.column)
+            return
+        if compiled.kind != wanted:
+            what = "measure" if parts[-1] == "measure" else "bound"
+            self.problem(parts, f"the {what} of a '{policy}' award must be {_KIND_WORDS[wanted]}, got {_KIND_WORDS[compiled.kind]}")
+
+    # -- provenance -------------------------------------------------------------------------
+
+    def citations(self) -> None:
+        source = self.doc.get("source")
+        if source is not None:
+            self.source_file(("source",), source)
+        elif self.resolved.kind in ("source", "variant"):
+            self.problem((), f"a {self.resolved.kind} ruleset names its source document (source: FILE in spec/sources/)")
+        found: list[tuple[tuple[str | int, ...], dict[str, Any]]] = list(citations(self.doc))
+        for list_key in ("unsupported", "errata"):
+            for i, item in enumerate(self.doc.get(list_key) or []):
+                found.append(((list_key, i), item))
+        for parts, citation in found:
+            self.citation(parts, citation)
+
+    def citation(self, parts: tuple[str | int, ...], citation: dict[str, Any]) -> None:
+        status = citation.get("status")
+        if status in _NEEDS_NOTE and not citation.get("note"):
+            self.problem(parts, f"a citation with status '{status}' needs a note saying why")
+        source = citation["source"]
+        is_file = source not in _NOT_FILES
+        if is_file and not self.source_file(parts + ("source",), source):
+            return
+        quote, gloss = citation.get("quote"), citation.get("gloss")
+        if quote is None:
+            if is_file:
+                self.problem(parts, f"a citation of {source} needs a quote")
+            return
+        if gloss is None:
+            self.problem(parts + ("quote",), "a quote needs a gloss (its English translation)")
+        elif isinstance(quote, list) != isinstance(gloss, list) or (isinstance(quote, list) and len(quote) != len(gloss)):
+            self.problem(parts + ("gloss",), f"the gloss is {_pieces(gloss)} but the quote is {_pieces(quote)}: give one gloss per quote")
+        if not is_file:
+            return
+        text = _source_text(source)
+        quotes = quote if isinstance(quote, list) else [quote]
+        for j, piece in enumerate(quotes):
+            if _fold(piece) not in text:
+                where = parts + ("quote", j) if isinstance(quote, list) else parts + ("quote",)
+                self.problem(where, f'quote not found in {source}: "{_short(_fold(piece))}"')
+
+    def source_file(self, parts: tuple[str | int, ...], source: str) -> bool:
+        known = _source_files()
+        if source in known:
+            return True
+        hint = _did_you_mean(source, known) or f" (known: {', '.join(known)}, outside, house)"
+        self.problem(parts, f"no source '{source}' in spec/sources/{hint}")
+        return False
+
+    def cited_keys(self) -> None:
+        """A source or variant ruleset cites every rule it sets itself (house rules need not)."""
+        if self.resolved.kind not in ("source", "variant"):
+            return
+        own = self.resolved.files[-1]
+        positions = own.positions
+        for section in _SECTIONS:
+            body = own.data.get(section)
+            if not isinstance(body, dict):
+                continue
+            cited = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
+            for key in body:
+                if key != "provenance" and key not in cited:
+                    self.problems.append(
+                        Problem(locate(positions, (section, key), key=True), f"no provenance for '{key}': a {self.resolved.kind} ruleset cites every rule it sets")
+                    )
+        scoring = own.data.get("scoring")
+        items = scoring.get("categories") if isinstance(scoring, dict) else None
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict) and item.get("remove") is not True and "provenance" not in item:
+                where = locate(positions, ("scoring", "categories", i))
+                self.problems.append(Problem(where, f"no provenance for category '{item.get('id')}': a {self.resolved.kind} ruleset cites every rule it sets"))
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _rank_forms(deck: dict[str, Any]) -> dict[str, str]:
+    forms: dict[str, str] = {}
+    for rank in deck["ranks"]:
+        for name in [rank["id"], rank["ascii"], *(rank.get("aliases") or [])]:
+            forms.setdefault(name, rank["id"])
+    return forms
+
+
+def _card(text: str, deck: dict[str, Any]) -> int | None:
+    """Index of a card written as '7 oros' (or '7 de oros', '7 of oros'), '7♦' or '7d'; else None."""
+    suits, ranks = deck["suits"], deck["ranks"]
+    rank_of = _rank_forms(deck)
+    rank_of.update({r["name"].lower(): r["id"] for r in ranks if r["name"].lower() not in rank_of})
+    suit_short: dict[str, str] = {}
+    for suit in suits:
+        for name in [suit["symbol"], suit["ascii"], *(suit.get("aliases") or [])]:
+            suit_short.setdefault(name, suit["id"])
+    suit_long = {s["id"]: s["id"] for s in suits} | {s["name"].lower(): s["id"] for s in suits}
+    rank_index = {r["id"]: i for i, r in enumerate(ranks)}
+    suit_index = {s["id"]: i for i, s in enumerate(suits)}
+    text = text.strip()
+    jokers = deck.get("jokers") or 0
+    joker = re.fullmatch(r"X([12])", text)
+    if joker:
+        n = int(joker.group(1))
+        return len(suits) * len(ranks) + n - 1 if n <= jokers else None
+    words = text.split()
+    if len(words) == 3 and words[1].lower() in ("de", "of"):
+        words = [words[0], words[2]]
+    if len(words) == 2:
+        rank = rank_of.get(words[0]) or rank_of.get(words[0].lower())
+        suit = suit_long.get(words[1]) or suit_long.get(words[1].lower()) or suit_short.get(words[1])
+        if rank is not None and suit is not None:
+            return suit_index[suit] * len(ranks) + rank_index[rank]
+        return None
+    for cut in range(1, len(text)):
+        rank, suit = rank_of.get(text[:cut]), suit_short.get(text[cut:])
+        if rank is not None and suit is not None:
+            return suit_index[suit] * len(ranks) + rank_index[rank]
+    return None
+
+
+@cache
+def _reachable(values: tuple[int, ...], copies: int, target: int) -> bool:
+    """Can one played card and one or more other cards (each value at most `copies` times) sum to target?"""
+    for played in set(values):
+        rest = target - played
+        if rest < 0:
+            continue
+        counts = {v: copies * values.count(v) for v in set(values)}
+        counts[played] -= 1
+        anything, nonempty = {0}, set()
+        for value, count in counts.items():
+            steps = range(1, count + 1)
+            nonempty = {s + k * value for s in nonempty for k in range(count + 1)} | {
+                s + k * value for s in anything for k in steps
+            }
+            anything |= {s + k * value for s in anything for k in steps}
+            anything = {s for s in anything if s <= rest}
+            nonempty = {s for s in nonempty if s <= rest}
+        if rest in nonempty:
+            return True
+    return False
+
+
+@cache
+def _source_files() -> tuple[str, ...]:
+    return tuple(sorted(p.name for p in sources_dir().glob("*.txt")))
+
+
+@cache
+def _source_text(name: str) -> str:
+    return _fold((sources_dir() / name).read_text(encoding="utf-8"))
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def _short(text: str, limit: int = 70) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pieces(value: Any) -> str:
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return "a single string"
