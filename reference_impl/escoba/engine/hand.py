@@ -209,14 +209,18 @@ class Hand:
             held = sorted(self.hands[self.to_play])
             sums = finder.sums(table, target - min(value[c] for c in held))
             by_card = [(card, sums.get(target - value[card], ())) for card in held]
+        # Built in order (card, then taken cards; a placement `()` sorts before any capture),
+        # so the list never needs sorting.
+        optional = compulsory == "optional"
         for card, subsets in by_card:
+            if optional or not subsets:
+                placements.append(make(Move, (card, ())))
+                if compulsory != "hand":
+                    moves.append(placements[-1])
             for s in subsets:
                 moves.append(make(Move, (card, s)))
-            if not subsets or compulsory == "optional":
-                placements.append(make(Move, (card, ())))
-        if compulsory != "hand" or not moves:
-            moves.extend(placements)
-            moves.sort()
+        if compulsory == "hand" and not moves:
+            moves = placements
         self._legal = moves
         return moves
 
@@ -248,9 +252,11 @@ class Hand:
 
     def apply(self, move: Move | tuple) -> list[dict]:
         """Play a move; return the events it caused. An illegal move changes nothing."""
-        move = Move(move[0], tuple(sorted(move[1])))
-        if move not in self.legal_moves():
-            raise IllegalMoveError(self.why_illegal(move) or "not a legal move here", move)
+        legal = self.legal_moves()
+        if move not in legal:  # a move taken from legal_moves() is found by identity at once
+            move = Move(move[0], tuple(sorted(move[1])))
+            if move not in legal:
+                raise IllegalMoveError(self.why_illegal(move) or "not a legal move here", move)
         return self._play(move)
 
     def _play(self, move: Move) -> list[dict]:
