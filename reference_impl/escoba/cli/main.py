@@ -40,7 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"escoba {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        module = importlib.import_module(f"escoba.cli.{name}")
+        try:
+            module = importlib.import_module(f"escoba.cli.{name}")
+        except ModuleNotFoundError as missing:  # a partial checkout; tests/test_cli.py pins all nine
+            if missing.name != f"escoba.cli.{name}":
+                raise
+            continue
         command = sub.add_parser(
             name,
             help=module.HELP,
