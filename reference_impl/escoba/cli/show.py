@@ -48,7 +48,11 @@ def to_yaml(doc: dict) -> str:
 
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
         # Quote what another YAML reader would take for a boolean or a number (`n`, `1e3`).
-        style = None if reads_as_text(value) else "'"
+        # Escape what is invisible or a line break to YAML (NEL, U+2028): a plain one would change.
+        if any(not c.isprintable() and c not in "\n\t" for c in value):
+            style = '"'
+        else:
+            style = None if reads_as_text(value) else "'"
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, text)

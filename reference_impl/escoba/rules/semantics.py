@@ -64,18 +64,17 @@ class _Checker:
     def deck(self) -> None:
         deck = self.doc["deck"]
         for list_key, forms in (("suits", ("id", "symbol", "ascii", "aliases")), ("ranks", ("id", "ascii", "aliases"))):
-            seen: dict[str, str] = {}
+            owners: dict[str, list[tuple[tuple[str | int, ...], str]]] = {}
             for i, item in enumerate(deck[list_key]):
                 for form in forms:
                     names = (item.get(form) or []) if form == "aliases" else [item.get(form)]
                     for j, name in enumerate(names):
-                        if name is None:
-                            continue
                         parts = ("deck", list_key, i, form, j) if form == "aliases" else ("deck", list_key, i, form)
-                        owner = seen.get(name)
-                        if owner is not None and owner != item["id"]:
-                            self.problem(parts, f"'{name}' already names {list_key[:-1]} '{owner}'")
-                        seen.setdefault(name, item["id"])
+                        if name is not None:
+                            owners.setdefault(name, []).append((parts, item["id"]))
+            for name, found in owners.items():
+                if len({owner for _, owner in found}) > 1:
+                    self.name_clash(name, found, list_key[:-1])
         suit_ids = {s["id"] for s in deck["suits"]}
         for i, rank in enumerate(deck["ranks"]):
             if rank["id"] in suit_ids:
@@ -83,6 +82,18 @@ class _Checker:
         if deck["scoring_suit"] not in suit_ids:
             hint = _did_you_mean(deck["scoring_suit"], suit_ids)
             self.problem(("deck", "scoring_suit"), f"no suit '{deck['scoring_suit']}' in the deck{hint}")
+
+    def name_clash(self, name: str, found: list[tuple[tuple[str | int, ...], str]], what: str) -> None:
+        """Blame the most recent occurrence: the file that added the clash, not its parent."""
+        order = {doc.file: n for n, doc in enumerate(self.resolved.files)}
+
+        def recency(entry: tuple[tuple[str | int, ...], str]) -> tuple[int, int, int]:
+            where = locate(self.resolved.positions, entry[0])
+            return order.get(where.file, -1), where.line, where.column
+
+        parts, owner = max(found, key=recency)
+        others = " and ".join(f"'{o}'" for o in sorted({o for _, o in found if o != owner}))
+        self.problem(parts, f"'{name}' already names {what} {others}")
 
     def values(self) -> None:
         rank_ids = [r["id"] for r in self.doc["deck"]["ranks"]]

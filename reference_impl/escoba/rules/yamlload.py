@@ -122,6 +122,7 @@ def load_text(text: str, file: str = "<string>", path: Path | None = None) -> Do
 class _Composer:
     def __init__(self, text: str, file: str):
         self.loader = _Loader(text)
+        self.text = text
         self.file = file
         self.problems: list[Problem] = []
         self.positions: dict[str, Pos] = {}
@@ -145,7 +146,8 @@ class _Composer:
                 message = f"{message} ({error.context}{where})"
             self.problem(error.problem_mark, "$", f"YAML syntax error: {message}")
         except yaml.reader.ReaderError as error:
-            line, column = _text_line_column(self.loader, error.position)
+            before = self.text[: error.position]
+            line, column = before.count("\n") + 1, error.position - before.rfind("\n")
             self.problems.append(
                 Problem(
                     Location(self.file, line, column, "$"),
@@ -352,14 +354,6 @@ def reads_as_text(text: str) -> bool:
     if _INT.match(text) or _FLOAT.match(text):
         return False
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == f"{_CORE}str"
-
-
-def _text_line_column(loader: Any, position: int) -> tuple[int, int]:
-    text = getattr(loader, "stream", None) or getattr(loader, "buffer", "") or ""
-    if not isinstance(text, str):
-        return 0, 0
-    before = text[:position]
-    return before.count("\n") + 1, position - (before.rfind("\n") + 1) + 1
 
 
 def _copy(value: Any) -> Any:

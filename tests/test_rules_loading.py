@@ -1,0 +1,154 @@
+"""The rules pipeline: safe YAML with positions, the invalid-ruleset corpus, every bundled ruleset."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from escoba.cli.show import to_yaml
+from escoba.errors import RulesetError
+from escoba.rules import bundled_ids, check, load_resolved, yamlload
+from escoba.rules.yamlload import load_file, load_text
+
+CORPUS = Path(__file__).parent / "invalid_rulesets"
+
+
+def _expected() -> dict[str, list[str]]:
+    cases: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in (CORPUS / "expected.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("=== "):
+            current = cases.setdefault(line[4:], [])
+        elif current is not None and line and not line.startswith("#"):
+            current.append(line)
+    return cases
+
+
+EXPECTED = _expected()
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_invalid_corpus(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each corpus file is rejected with exactly the pinned, located messages."""
+    monkeypatch.chdir(CORPUS)
+    expected = [line.replace("{known}", ", ".join(bundled_ids())) for line in EXPECTED[case]]
+    assert "\n".join(str(p) for p in check(case)).splitlines() == expected
+
+
+def test_corpus_is_complete() -> None:
+    """Every file in the corpus has pinned messages, every pinned case has a file, and there are 45+."""
+    files = {p.name for p in CORPUS.iterdir() if p.name != "expected.txt"}
+    assert files == set(EXPECTED)
+    assert len(files) >= 45
+    assert all(EXPECTED[case] for case in EXPECTED)
+
+
+@pytest.mark.parametrize("ruleset", bundled_ids())
+def test_bundled_ruleset_is_valid(ruleset: str) -> None:
+    """Every bundled ruleset in spec/ and spec/house/ passes every check."""
+    assert [str(p) for p in check(ruleset)] == []
+
+
+def test_two_megabyte_file_is_refused(tmp_path: Path) -> None:
+    """A file over 1 MiB is refused before it is parsed."""
+    big = tmp_path / "big.yaml"
+    big.write_text("dsl: 1\nextends: base\ndescription: " + "x" * (2 * 1024 * 1024) + "\n")
+    assert [str(p) for p in check(str(big))] == [f"{big}: $: file larger than 1048576 bytes; a ruleset is a small text file"]
+
+
+def test_unreadable_file_is_a_located_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that cannot be read is a problem of that file, not a traceback."""
+    target = tmp_path / "locked.yaml"
+    target.write_text("dsl: 1\nextends: base\n")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(yamlload, "open", refuse, raising=False)
+    assert [str(p) for p in check(str(target))] == [f"{target}: $: cannot read the file: Permission denied"]
+
+
+def test_every_node_has_a_position() -> None:
+    """Every node of a loaded file, down to list items and alias copies, has a line and column."""
+    doc = load_file(Path("spec/base.yaml").resolve(), "spec/base.yaml")
+    paths: list[str] = []
+
+    def walk(value: object, path: str) -> None:
+        paths.append(path)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{path}.{key}" if re.fullmatch(r"[A-Za-z_]\w*", key) else f"{path}['{key}']")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]")
+
+    walk(doc.data, "$")
+    assert set(paths) <= set(doc.positions)
+    assert all(doc.positions[p].line >= 1 and doc.positions[p].column >= 1 for p in paths)
+
+
+def test_positions_are_one_based_and_point_at_the_value() -> None:
+    """Line and column are 1-based, of the value, with the key's own position kept beside it."""
+    doc = load_text("dsl: 1\ncapture:\n  target: 15\n  list: [a, 'b']\n", "x.yaml")
+    assert doc.positions["$.capture.target"][1:] == (3, 11, 3, 3)
+    assert doc.positions["$.capture.list[1]"][1:3] == (4, 13)
+
+
+def test_alias_copies_are_independent_and_point_at_the_anchor() -> None:
+    """An alias yields a copy (changing one never changes the other) located at the anchored text."""
+    doc = load_text("a: &x {k: [1]}\nb: *x\n", "x.yaml")
+    doc.data["b"]["k"].append(2)
+    assert doc.data["a"] == {"k": [1]}
+    assert doc.positions["$.b.k"][1:3] == doc.positions["$.a.k"][1:3] == (1, 11)
+    assert doc.positions["$.b"][3:] == (2, 1)
+
+
+def test_yaml_12_scalars() -> None:
+    """Plain scalars read as YAML 1.2 does; quoted 'no' is text; nothing but plain types come out."""
+    doc = load_text('a: true\nb: "no"\nc: 17.5\nd: ~\ne: -3\nf: !!str 12\ng: [x, "7"]\n')
+    assert doc.data == {"a": True, "b": "no", "c": 17.5, "d": None, "e": -3, "f": "12", "g": ["x", "7"]}
+
+
+def test_loading_runs_no_code(tmp_path: Path) -> None:
+    """A python tag is refused as data: nothing is constructed, so nothing runs."""
+    marker = tmp_path / "ran"
+    text = f"x: !!python/object/apply:os.system ['touch {marker}']\n"
+    with pytest.raises(RulesetError, match="tag '!!python/object/apply:os.system' is not allowed"):
+        load_text(text)
+    assert not marker.exists()
+
+
+def test_several_yaml_problems_are_reported_together() -> None:
+    """All the YAML problems of a file come out at once, in file order."""
+    with pytest.raises(RulesetError) as raised:
+        load_text("a: no\nb: 1\nb: 2\nc: off\n", "x.yaml")
+    assert [str(p) for p in raised.value.problems] == [
+        "x.yaml:1:4: $.a: 'no' is read as a boolean by YAML 1.1: write true or false, or quote it (\"no\") for the text",
+        "x.yaml:3:1: $: duplicate key 'b' (first at line 2)",
+        "x.yaml:4:4: $.c: 'off' is read as a boolean by YAML 1.1: write true or false, or quote it (\"off\") for the text",
+    ]
+
+
+_plain = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(), _plain, min_size=1, max_size=5))
+def test_show_yaml_loads_back(data: dict) -> None:
+    """What `escoba show` writes loads back, through the strict loader, to the same data."""
+    assert load_text(to_yaml(data)).data == data
+
+
+def test_load_resolved_gives_the_chain_and_kind() -> None:
+    """load_resolved returns the resolved document, its chain of files and its kind."""
+    resolved = load_resolved("base")
+    assert (resolved.id, resolved.kind, [d.path.name for d in resolved.files]) == ("base", "base", ["base.yaml"])
+    assert "extends" not in resolved.doc and resolved.positions["$.capture.target"].file.endswith("base.yaml")
