@@ -1,0 +1,171 @@
+"""View 1: which rules differ, read off the two resolved documents.
+
+The resolved documents, not the files, are compared: a key that moved, a comment, a key that
+one file writes and the other inherits, a title or description, or a citation that changed
+while the rule stayed are not differences. Each point is compared by its meaning (see
+`points.py`): measures by their canonical form, holder cards by rank and suit, thresholds by
+the number they stand for in the deck. Scoring categories are matched by id; one present in
+only one ruleset is a difference. Provenance is shown beside each side's value, never diffed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from escoba.diff.points import CONCERNS, Citation, Point, category_ids, extract
+
+
+@dataclass(frozen=True)
+class Side:
+    """One ruleset's position on a point; `point` is None when it has nothing there."""
+
+    point: Point | None
+
+    @property
+    def text(self) -> str:
+        if self.point is None:
+            return "—"
+        return self.point.text
+
+    @property
+    def citation(self) -> Citation | None:
+        return self.point.citation if self.point is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.point
+        return {
+            "value": None if p is None else p.value,
+            "text": self.text,
+            "present": p is not None,
+            "written": p is not None and p.written,
+            "citation": None if self.citation is None else self.citation.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Difference:
+    concern: str
+    key: str
+    label: str
+    a: Side
+    b: Side
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "point": self.label, "a": self.a.to_json(), "b": self.b.to_json()}
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """What the reports say about a compared ruleset."""
+
+    id: str
+    file: str
+    kind: str
+    title: str
+
+    @classmethod
+    def of(cls, resolved: Any) -> "Ruleset":
+        doc = resolved.doc
+        files = getattr(resolved, "files", None) or []
+        file = files[-1].file if files else str(doc.get("id"))
+        return cls(str(resolved.id), str(file), str(doc.get("kind", "")), str(doc.get("title", resolved.id)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "file": self.file, "kind": self.kind, "title": self.title}
+
+
+@dataclass(frozen=True)
+class StructuralDiff:
+    a: Ruleset
+    b: Ruleset
+    differences: tuple[Difference, ...]
+    compared: int  # points compared
+
+    @property
+    def same(self) -> bool:
+        return not self.differences
+
+    def by_concern(self) -> list[tuple[str, str, list[Difference]]]:
+        """(concern id, title, differences), every concern in order, empty ones included."""
+        return [(cid, title, [d for d in self.differences if d.concern == cid]) for cid, title in CONCERNS]
+
+    def keys(self) -> set[str]:
+        return {d.key for d in self.differences}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "points_compared": self.compared,
+            "differences": len(self.differences),
+            "concerns": [
+                {"concern": cid, "title": title, "differences": [d.to_json() for d in diffs]}
+                for cid, title, diffs in self.by_concern()
+            ],
+        }
+
+
+def diff_documents(a: Mapping[str, Any], b: Mapping[str, Any], a_info: Ruleset, b_info: Ruleset) -> StructuralDiff:
+    """The differences between two resolved documents."""
+    pa, pb = extract(a), extract(b)
+    ka, kb = {p.key: p for p in pa}, {p.key: p for p in pb}
+    order = _merged_order([p.key for p in pa], [p.key for p in pb])
+    differences: list[Difference] = []
+    removed_or_added = set(category_ids(a)) ^ set(category_ids(b))
+    for key in order:
+        x, y = ka.get(key), kb.get(key)
+        if x is not None and y is not None and x.meaning == y.meaning:
+            continue
+        # A category present in one ruleset only is one difference, not one per aspect.
+        parts = key.split(".")
+        if parts[0] == "scoring" and len(parts) == 3 and parts[1] in removed_or_added:
+            continue
+        sample = x or y
+        assert sample is not None
+        differences.append(Difference(sample.concern, key, sample.label, Side(x), Side(y)))
+    return StructuralDiff(a_info, b_info, tuple(differences), len(order))
+
+
+def diff_rulesets(a: Any, b: Any) -> StructuralDiff:
+    """The differences between two `Resolved` rulesets (from `escoba.rules.load_resolved`)."""
+    return diff_documents(a.doc, b.doc, Ruleset.of(a), Ruleset.of(b))
+
+
+def _merged_order(first: list[str], second: list[str]) -> list[str]:
+    """A's keys in A's order, with B-only keys slotted in after the key they follow in B."""
+    out = list(first)
+    seen = set(first)
+    for i, key in enumerate(second):
+        if key in seen:
+            continue
+        before = next((second[j] for j in range(i - 1, -1, -1) if second[j] in seen), None)
+        out.insert(out.index(before) + 1 if before is not None else 0, key)
+        seen.add(key)
+    # Keep each concern together whatever the documents' order.
+    rank = {cid: n for n, (cid, _) in enumerate(CONCERNS)}
+    concern_of = {}
+    for key in out:
+        concern_of[key] = _concern(key)
+    return sorted(out, key=lambda k: rank[concern_of[k]])
+
+
+def _concern(key: str) -> str:
+    section = key.split(".", 1)[0]
+    return {
+        "deck": "deck", "players": "players", "turn": "players", "deal": "deal", "opening_table": "opening",
+        "capture": "capture", "leftovers": "leftovers", "scoring": "scoring", "values": "scoring", "match": "match",
+    }[section]  # fmt: skip
+
+
+# Points whose difference changes what is played (not only how piles are scored). Rescoring
+# uses this list to know when replaying is the same as rescoring the piles.
+PLAY_KEYS = frozenset(
+    {
+        "deck.suits", "deck.ranks", "deck.jokers", "players.counts", "players.partnerships",
+        "turn.direction", "turn.leader", "deal.hand_size", "deal.table_size", "deal.table_first",
+        "deal.short_stock", "opening_table.trigger", "opening_table.max_groups", "opening_table.action",
+        "opening_table.escobas", "capture.target", "capture.compulsory", "capture.escoba_on_last_play",
+        "capture.joker_escobas_score", "leftovers.to", "leftovers.escoba", "leftovers.if_nobody_captured",
+    }
+)  # fmt: skip
