@@ -311,7 +311,7 @@ class _Composer:
         if tag == f"{_CORE}null" and value is not None:
             self.problem(mark, path, f"'{text}' is not null")
         elif expected is not None and (not isinstance(value, expected) or (tag != f"{_CORE}bool" and isinstance(value, bool))):
-            self.problem(mark, path, f"'{text}' does not match its tag '{tag}'")
+            self.problem(mark, path, f"'{text}' does not match its tag '!!{tag[len(_CORE):]}'")
         elif tag == f"{_CORE}float" and isinstance(value, int):
             value = float(value)
         return value
