@@ -1,0 +1,296 @@
+"""Engine sessions: a subprocess speaking the protocol, or the reference engine in process.
+
+Both have the same interface: `hello` (the handshake reply), `request(req) -> Reply`, `close()`.
+`ErrorReply` (`ok: false`) is returned as a value: refusing a request is part of the protocol.
+Everything else an engine can do wrong raises an `EngineFailure` subclass, after which the
+session is dead and the runner starts a new one.
+
+The subprocess session expects misbehaviour (the lessons of Bowtie and toml-test):
+- the engine runs in its own process group, and `close()` kills the whole group, so a child
+  that keeps stdout open (or a grandchild that hangs) is never left behind;
+- every read and every write has a deadline: an engine that never answers, or never reads
+  its input, costs one timeout, not the run;
+- reply lines are capped (`MAX_LINE`); a 10 MB line is refused after the first MiB;
+- stderr is drained by a thread into a bounded tail, so a flood can never block the engine
+  on a full pipe, and the last few KiB are there to show when a case crashes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from typing import Callable, Protocol, Sequence
+
+from escoba.protocol.messages import (
+    MAX_LINE,
+    EngineCrashed,
+    EngineFailure,
+    EngineTimedOut,
+    Hello,
+    HelloReply,
+    OversizedReply,
+    ProtocolViolation,
+    Quit,
+    Reply,
+    Request,
+    decode_line,
+    parse_reply,
+)
+
+DEFAULT_TIMEOUT = 10.0
+STDERR_TAIL = 16 * 1024  # bytes of stderr kept for reports
+
+
+class Session(Protocol):
+    hello: HelloReply
+
+    def request(self, request: Request) -> Reply: ...
+
+    def close(self) -> None: ...
+
+    def stderr_tail(self) -> str: ...
+
+
+class _StderrTail:
+    """Drains a pipe on a daemon thread, keeping only the last `limit` bytes."""
+
+    def __init__(self, pipe, limit: int = STDERR_TAIL):
+        self._pipe, self._limit = pipe, limit
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._lock = threading.Lock()
+        self.total = 0
+        self._thread = threading.Thread(target=self._drain, name="engine-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        fd = self._pipe.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self.total += len(chunk)
+                self._chunks.append(chunk)
+                self._size += len(chunk)
+                while self._size - len(self._chunks[0]) >= self._limit:
+                    self._size -= len(self._chunks.popleft())
+
+    def text(self) -> str:
+        with self._lock:
+            data = b"".join(self._chunks)[-self._limit :]
+            dropped = self.total - len(data)
+        text = data.decode("utf-8", errors="replace")
+        return (f"[... {dropped} earlier bytes of stderr dropped]\n" if dropped else "") + text
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+
+class SubprocessSession:
+    """An engine command started with `start_new_session=True`; the handshake is sent at once.
+
+    Raises an `EngineFailure` from the constructor when the handshake fails (and leaves
+    nothing running).
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_line: int = MAX_LINE,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ):
+        self.argv, self.timeout, self.max_line = list(argv), timeout, max_line
+        self._next_id = 0
+        self._buffer = bytearray()
+        self._dead: EngineFailure | None = None
+        try:
+            self.proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group: close() kills children too
+                bufsize=0,
+                cwd=cwd,
+                env=env,
+            )
+        except OSError as problem:
+            raise EngineCrashed(f"cannot start {' '.join(self.argv)}: {problem}") from None
+        self.pid = self.proc.pid
+        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        os.set_blocking(self._in, False)
+        os.set_blocking(self._out, False)
+        self._readable = selectors.DefaultSelector()
+        self._readable.register(self._out, selectors.EVENT_READ)
+        self._writable = selectors.DefaultSelector()
+        self._writable.register(self._in, selectors.EVENT_WRITE)
+        self._stderr = _StderrTail(self.proc.stderr)
+        try:
+            reply = self.request(Hello())
+            if not isinstance(reply, HelloReply):
+                raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
+            self.hello = reply
+        except EngineFailure:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------ requests
+    def request(self, request: Request) -> Reply:
+        if self._dead is not None:
+            raise self._dead
+        self._next_id += 1
+        message = request.to_json(self._next_id)
+        deadline = time.monotonic() + self.timeout
+        try:
+            self._write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n", deadline, message)
+            line = self._read_line(deadline, message)
+            return parse_reply(message, decode_line(line, message))
+        except EngineFailure as failure:
+            failure.stderr = self.stderr_tail()
+            self._dead = failure
+            raise
+
+    def _write(self, data: bytes, deadline: float, message: dict) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._in, view)
+            except BlockingIOError:
+                written = 0
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._crashed(message) from None
+            view = view[written:]
+            if view:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._writable.select(left):
+                    if self.proc.poll() is not None:
+                        raise self._crashed(message)
+                    raise EngineTimedOut(
+                        f"{message['cmd']}: the engine did not read its input within {self.timeout:g} s", request=message
+                    )
+
+    def _read_line(self, deadline: float, message: dict) -> bytes:
+        buffer = self._buffer
+        scanned = 0
+        while True:
+            newline = buffer.find(b"\n", scanned)
+            if newline >= 0:
+                line = bytes(buffer[:newline])
+                del buffer[: newline + 1]
+                if len(line) > self.max_line:
+                    raise OversizedReply(f"{message['cmd']}: reply line of {len(line)} bytes (limit {self.max_line})", request=message)
+                return line
+            scanned = len(buffer)
+            if len(buffer) > self.max_line:
+                raise OversizedReply(
+                    f"{message['cmd']}: reply line longer than {self.max_line} bytes (stopped reading)", request=message
+                )
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._readable.select(left):
+                if time.monotonic() >= deadline:
+                    raise EngineTimedOut(f"{message['cmd']}: no reply within {self.timeout:g} s", request=message)
+                continue
+            try:
+                chunk = os.read(self._out, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._crashed(message)
+            buffer += chunk
+
+    def _crashed(self, message: dict) -> EngineCrashed:
+        try:
+            code = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            code = None  # closed stdout but still running: killed by close()
+        how = f"exited with status {code}" if code is not None else "closed its output"
+        if code is not None and code < 0:
+            how = f"was killed by signal {-code}"
+        return EngineCrashed(f"{message['cmd']}: the engine {how} before answering", returncode=code, request=message)
+
+    # ------------------------------------------------------------------ end
+    def stderr_tail(self) -> str:
+        return self._stderr.text()
+
+    def close(self) -> None:
+        """Ask politely when the session is healthy, then kill the whole process group."""
+        if self.proc is None:
+            return
+        if self._dead is None and self.proc.poll() is None:
+            saved, self.timeout = self.timeout, min(self.timeout, 0.5)
+            try:
+                self.request(Quit())
+            except EngineFailure:
+                pass
+            self.timeout = saved
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is already gone
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+            pass
+        for selector in (self._readable, self._writable):
+            selector.close()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        self._stderr.join(1.0)
+        if not self._stderr.alive():
+            # Closed only once the drain thread has stopped: a descriptor closed under a
+            # blocked read could be reused and read by the wrong owner. (Still open means a
+            # process that left our group holds the pipe; its descriptor is left to it.)
+            self.proc.stderr.close()
+        self.proc = None  # type: ignore[assignment]
+        if self._dead is None:
+            self._dead = EngineCrashed("the session is closed")
+
+
+class InProcessSession:
+    """The reference engine (or a mutant of it) called directly: the same requests, replies
+    and checks as over a pipe, without the process and the JSON round trip."""
+
+    def __init__(self, engine_factory: Callable[[], object] | None = None):
+        if engine_factory is None:
+            from escoba.protocol.server import ReferenceEngine
+
+            engine_factory = ReferenceEngine
+        self.engine = engine_factory()
+        self._next_id = 0
+        reply = self.request(Hello())
+        if not isinstance(reply, HelloReply):
+            raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
+        self.hello = reply
+
+    def request(self, request: Request) -> Reply:
+        self._next_id += 1
+        message = request.to_json(self._next_id)
+        return parse_reply(message, self.engine.handle(message))  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        pass
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+__all__ = ["DEFAULT_TIMEOUT", "InProcessSession", "Session", "SubprocessSession", "EngineFailure"]

@@ -1,0 +1,360 @@
+"""The engine protocol's messages: frozen requests, parsed replies, and what can go wrong.
+
+The protocol is JSON lines (schemas/protocol.schema.json is normative; docs/protocol.md explains
+it). Requests are built here and only here, so a request the runner sends always has the shape
+the schema states. Replies are checked by hand against what the request asked for: the checks
+are the schema's, written out so that a long run does not pay for a JSON Schema validation per
+line (tests check that both agree). The contents of events are *not* judged here: a wrong event
+is a divergence for the comparison to explain, not a broken protocol.
+
+Lifecycle errors (after Bowtie's exceptions): each thing an engine process can do wrong is one
+class, and each class maps to one outcome of a case (`crash`, `timeout`, or a failure of class
+`protocol`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
+
+from escoba.errors import ProtocolError
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 1 << 20  # 1 MiB: the biggest honest reply (a `state` or a long event list) is ~10 KiB
+
+#: why a move is illegal (`error.reason` of an `illegal_move` error)
+REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed")
+#: `error.kind` values an engine may answer with
+ERROR_KINDS = (
+    "bad_json",  # the request line is not a JSON object
+    "bad_request",  # a JSON object, but not a request of this protocol (missing or wrong fields)
+    "unknown_command",
+    "bad_state",  # a request that makes no sense now (`legal` before `start`, ...)
+    "illegal_move",
+    "unsupported",  # the engine cannot play this ruleset or table (counts as `unsupported`)
+    "internal",  # the engine's own bug, reported instead of crashing
+)
+
+
+# ---------------------------------------------------------------------------------- requests
+@dataclass(frozen=True)
+class Request:
+    cmd: ClassVar[str]
+
+    def to_json(self, id: int) -> dict[str, Any]:
+        body = {k: v for k, v in self.__dict__.items()}
+        return {"id": id, "cmd": self.cmd, **body}
+
+
+@dataclass(frozen=True)
+class Hello(Request):
+    cmd: ClassVar[str] = "hello"
+    protocol: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True)
+class Start(Request):
+    """Deal the first hand. `decks` are deck orders (top first), several only for redeals."""
+
+    cmd: ClassVar[str] = "start"
+    ruleset: Mapping[str, Any]
+    players: int
+    dealer: int
+    decks: Sequence[Sequence[str]]
+    target: int | None = None
+
+
+@dataclass(frozen=True)
+class Legal(Request):
+    cmd: ClassVar[str] = "legal"
+
+
+@dataclass(frozen=True)
+class Play(Request):
+    cmd: ClassVar[str] = "play"
+    card: str
+    take: Sequence[str] = ()
+
+    def to_json(self, id: int) -> dict[str, Any]:
+        return {"id": id, "cmd": "play", "move": {"card": self.card, "take": list(self.take)}}
+
+
+@dataclass(frozen=True)
+class RawPlay(Request):
+    """A `play` whose move is sent exactly as given: probes send malformed moves on purpose."""
+
+    cmd: ClassVar[str] = "play"
+    move: Any
+
+    def to_json(self, id: int) -> dict[str, Any]:
+        return {"id": id, "cmd": "play", "move": self.move}
+
+
+@dataclass(frozen=True)
+class State(Request):
+    cmd: ClassVar[str] = "state"
+
+
+@dataclass(frozen=True)
+class Score(Request):
+    cmd: ClassVar[str] = "score"
+
+
+@dataclass(frozen=True)
+class NextHand(Request):
+    cmd: ClassVar[str] = "next_hand"
+    decks: Sequence[Sequence[str]]
+
+
+@dataclass(frozen=True)
+class Quit(Request):
+    cmd: ClassVar[str] = "quit"
+
+
+COMMANDS = {c.cmd: c for c in (Hello, Start, Legal, Play, State, Score, NextHand, Quit)}
+
+
+# ---------------------------------------------------------------------------------- replies
+@dataclass(frozen=True)
+class Reply:
+    """Base of every successful reply."""
+
+
+@dataclass(frozen=True)
+class HelloReply(Reply):
+    protocol: int
+    name: str
+    version: str
+    features: frozenset[str]
+
+
+@dataclass(frozen=True)
+class EventsReply(Reply):
+    events: tuple[dict, ...]
+
+
+@dataclass(frozen=True)
+class LegalReply(Reply):
+    seat: int | None
+    moves: tuple[dict, ...]
+
+
+@dataclass(frozen=True)
+class StateReply(Reply):
+    state: dict
+
+
+@dataclass(frozen=True)
+class ScoreReply(Reply):
+    hand: dict
+    match: dict | None
+
+
+@dataclass(frozen=True)
+class QuitReply(Reply):
+    pass
+
+
+@dataclass(frozen=True)
+class ErrorReply(Reply):
+    """`ok: false`: the engine refused the request, in band. Not a protocol failure."""
+
+    kind: str
+    message: str
+    reason: str | None = None
+
+    def __str__(self) -> str:
+        why = f" ({self.reason})" if self.reason else ""
+        return f"{self.kind}{why}: {self.message}"
+
+
+# ---------------------------------------------------------------------------------- lifecycle errors
+class EngineFailure(ProtocolError):
+    """The engine process misbehaved; the session is unusable and must be restarted."""
+
+    outcome: ClassVar[str] = "protocol"  # the case outcome (crash, timeout) or divergence class
+    what: ClassVar[str] = "protocol violation"
+
+    def __init__(self, message: str, *, request: dict | None = None, stderr: str = ""):
+        self.message, self.request, self.stderr = message, request, stderr
+        super().__init__(message)
+
+
+class EngineCrashed(EngineFailure):
+    """The process exited, or closed its stdout, before answering."""
+
+    outcome = "crash"
+    what = "crash"
+
+    def __init__(self, message: str, *, returncode: int | None = None, **kw: Any):
+        self.returncode = returncode
+        super().__init__(message, **kw)
+
+
+class EngineTimedOut(EngineFailure):
+    """No complete reply line within the timeout."""
+
+    outcome = "timeout"
+    what = "timeout"
+
+
+class GarbageReply(EngineFailure):
+    """A reply line that is not a JSON object (binary, text, a JSON list...)."""
+
+    what = "garbage"
+
+
+class OversizedReply(GarbageReply):
+    """A reply line longer than MAX_LINE bytes."""
+
+    what = "oversized reply"
+
+
+class WrongId(EngineFailure):
+    """A reply whose `id` is not the request's."""
+
+    what = "wrong id"
+
+
+class ProtocolViolation(EngineFailure):
+    """A JSON reply that does not have the shape the request calls for."""
+
+    what = "protocol violation"
+
+
+# ---------------------------------------------------------------------------------- parsing
+def decode_line(line: bytes, request: dict | None = None) -> dict:
+    """One reply line → a JSON object, or GarbageReply."""
+    try:
+        value = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise GarbageReply(f"reply is not JSON ({error}): {_excerpt(line)}", request=request) from None
+    if not isinstance(value, dict):
+        raise GarbageReply(f"reply is not a JSON object: {_excerpt(line)}", request=request)
+    return value
+
+
+def parse_reply(request: dict, reply: dict) -> Reply:
+    """Check a decoded reply against the request it answers; return the typed reply.
+
+    Raises WrongId or ProtocolViolation; an `ok: false` reply is returned as ErrorReply.
+    """
+    if reply.get("id", _MISSING) != request["id"]:
+        raise WrongId(f"reply id {reply.get('id')!r} does not echo request id {request['id']!r}", request=request)
+    ok = reply.get("ok")
+    if ok is False:
+        error = reply.get("error")
+        if not isinstance(error, dict):
+            raise _violation(request, "`ok: false` without an `error` object")
+        kind, message, reason = error.get("kind"), error.get("message", ""), error.get("reason")
+        if kind not in ERROR_KINDS:
+            raise _violation(request, f"unknown error.kind {kind!r} (one of {', '.join(ERROR_KINDS)})")
+        if not isinstance(message, str):
+            raise _violation(request, "error.message is not a string")
+        if kind == "illegal_move" and reason not in REASONS:
+            raise _violation(request, f"illegal_move with error.reason {reason!r} (one of {', '.join(REASONS)})")
+        if reason is not None and not isinstance(reason, str):
+            raise _violation(request, "error.reason is not a string")
+        return ErrorReply(kind, message, reason)
+    if ok is not True:
+        raise _violation(request, "`ok` must be true or false")
+    return _PARSERS[request["cmd"]](request, reply)
+
+
+_MISSING = object()
+
+
+def _hello(request: dict, reply: dict) -> Reply:
+    protocol, engine, features = reply.get("protocol"), reply.get("engine"), reply.get("features")
+    if protocol != PROTOCOL_VERSION:
+        raise _violation(request, f"engine speaks protocol {protocol!r}, the runner speaks {PROTOCOL_VERSION}")
+    if not isinstance(engine, dict) or not isinstance(engine.get("name"), str):
+        raise _violation(request, "hello reply needs engine.name")
+    if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
+        raise _violation(request, "hello reply needs `features`, a list of strings")
+    return HelloReply(protocol, engine["name"], str(engine.get("version", "")), frozenset(features))
+
+
+def _events(request: dict, reply: dict) -> Reply:
+    events = reply.get("events")
+    if not isinstance(events, list):
+        raise _violation(request, "reply needs `events`, a list")
+    for i, event in enumerate(events):
+        if not isinstance(event, dict) or not isinstance(event.get("event"), str):
+            raise _violation(request, f"events[{i}] is not an object with a string `event`")
+    return EventsReply(tuple(events))
+
+
+def _legal(request: dict, reply: dict) -> Reply:
+    seat, moves = reply.get("seat", _MISSING), reply.get("moves")
+    if seat is _MISSING or not (seat is None or (isinstance(seat, int) and not isinstance(seat, bool))):
+        raise _violation(request, "legal reply needs `seat`, a seat number or null")
+    if not isinstance(moves, list):
+        raise _violation(request, "legal reply needs `moves`, a list")
+    for i, move in enumerate(moves):
+        if not _is_move(move):
+            raise _violation(request, f"moves[{i}] is not a move {{card, take}}")
+    return LegalReply(seat, tuple(moves))
+
+
+def _state(request: dict, reply: dict) -> Reply:
+    if not isinstance(reply.get("state"), dict):
+        raise _violation(request, "state reply needs `state`, an object")
+    return StateReply(reply["state"])
+
+
+def _score(request: dict, reply: dict) -> Reply:
+    hand, match = reply.get("hand"), reply.get("match", _MISSING)
+    if not isinstance(hand, dict):
+        raise _violation(request, "score reply needs `hand`, an object")
+    if match is _MISSING or not (match is None or isinstance(match, dict)):
+        raise _violation(request, "score reply needs `match`, an object or null")
+    return ScoreReply(hand, match)
+
+
+def _quit(request: dict, reply: dict) -> Reply:
+    return QuitReply()
+
+
+_PARSERS = {
+    "hello": _hello,
+    "start": _events,
+    "play": _events,
+    "next_hand": _events,
+    "legal": _legal,
+    "state": _state,
+    "score": _score,
+    "quit": _quit,
+}
+
+
+def _is_move(move: Any) -> bool:
+    return (
+        isinstance(move, dict)
+        and isinstance(move.get("card"), str)
+        and isinstance(move.get("take"), list)
+        and all(isinstance(c, str) for c in move["take"])
+    )
+
+
+def _violation(request: dict, message: str) -> ProtocolViolation:
+    return ProtocolViolation(f"{request['cmd']}: {message}", request=request)
+
+
+def _excerpt(line: bytes, limit: int = 80) -> str:
+    text = repr(line[:limit])
+    return text + (f"... ({len(line)} bytes)" if len(line) > limit else "")
+
+
+# ---------------------------------------------------------------------------------- replies built by engines
+def ok(id: Any, **body: Any) -> dict:
+    return {"id": id, "ok": True, **body}
+
+
+def error(id: Any, kind: str, message: str, reason: str | None = None) -> dict:
+    err: dict[str, Any] = {"kind": kind, "message": message}
+    if reason is not None:
+        err["reason"] = reason
+    return {"id": id, "ok": False, "error": err}
+

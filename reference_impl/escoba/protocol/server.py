@@ -1,0 +1,254 @@
+"""The reference engine behind the protocol: `escoba engine`, and the in-process session.
+
+`ReferenceEngine.handle(request) -> reply` is the whole engine side of the protocol: a pure
+function of the session's state that never raises, so the same object serves stdin/stdout
+(`serve`) and the runner's in-process session. Every problem is answered in band with
+`ok: false`. The engine compiles the resolved ruleset it receives in `start` (cached by
+content: a conformance run sends the same few documents hundreds of times).
+
+Mutant engines (tests/engines/mutants.py) subclass `ReferenceEngine` and override one hook:
+`adjust_rules`, `hand_class`, `match_class`, `legal_json` or `play_events`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import deque
+from typing import Any, BinaryIO, Iterator, Mapping, Sequence
+
+from escoba import __version__
+from escoba.engine.hand import Hand, Move
+from escoba.engine.match import Match
+from escoba.errors import EscobaError
+from escoba.protocol.features import FEATURES
+from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
+from escoba.rules.compile import Rules, compile_rules
+
+
+class Refused(Exception):
+    """Raised inside a handler to answer `ok: false`."""
+
+    def __init__(self, kind: str, message: str, reason: str | None = None):
+        self.kind, self.message, self.reason = kind, message, reason
+        super().__init__(message)
+
+
+class _DeckQueue:
+    """Deck orders for a match, fed a hand at a time by `start` and `next_hand`."""
+
+    def __init__(self) -> None:
+        self.orders: deque[list[int]] = deque()
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return self
+
+    def __next__(self) -> list[int]:
+        if not self.orders:
+            raise StopIteration
+        return self.orders.popleft()
+
+
+class ReferenceEngine:
+    """One engine session: at most one game (a hand, or a match) at a time."""
+
+    name = "escoba-reference"
+    version = __version__
+    features: Sequence[str] = FEATURES
+    hand_class: type[Hand] = Hand
+    match_class: type[Match] = Match
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, Rules] = {}
+        self.rules: Rules | None = None
+        self.hand: Hand | None = None
+        self.match: Match | None = None
+        self._queue = _DeckQueue()
+        self._code: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ dispatch
+    def handle(self, request: Mapping[str, Any]) -> dict:
+        """Answer one decoded request; never raises."""
+        id = request.get("id")
+        cmd = request.get("cmd")
+        handler = getattr(self, f"_cmd_{cmd}", None) if isinstance(cmd, str) else None
+        if handler is None:
+            if not isinstance(cmd, str):
+                return error(id, "bad_request", "a request needs `cmd`, a string")
+            return error(id, "unknown_command", f"unknown command {cmd!r}")
+        try:
+            return ok(id, **handler(request))
+        except Refused as refusal:
+            return error(id, refusal.kind, refusal.message, refusal.reason)
+        except EscobaError as problem:
+            return error(id, "bad_request", str(problem))
+        except Exception as bug:  # an engine bug is reported in band, the session goes on
+            return error(id, "internal", f"{type(bug).__name__}: {bug}")
+
+    # ------------------------------------------------------------------ commands
+    def _cmd_hello(self, request: Mapping[str, Any]) -> dict:
+        if request.get("protocol") != PROTOCOL_VERSION:
+            raise Refused("bad_request", f"this engine speaks protocol {PROTOCOL_VERSION}, not {request.get('protocol')!r}")
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "engine": {"name": self.name, "version": self.version, "language": "python"},
+            "features": list(self.features),
+        }
+
+    def _cmd_start(self, request: Mapping[str, Any]) -> dict:
+        doc, players, dealer = request.get("ruleset"), request.get("players"), request.get("dealer")
+        target = request.get("target")
+        if not isinstance(doc, dict):
+            raise Refused("bad_request", "start needs `ruleset`, a resolved ruleset document")
+        if not _is_int(players) or not _is_int(dealer):
+            raise Refused("bad_request", "start needs `players` and `dealer`, integers")
+        if target is not None and not _is_int(target):
+            raise Refused("bad_request", "`target` must be an integer or null")
+        rules = self.compile(doc)
+        self.rules, self.hand, self.match = rules, None, None
+        self._code = {code: card for card, code in enumerate(rules.deck.code)}
+        self._queue.orders.clear()
+        self._queue.orders.extend(self._decks(request))
+        if target is None:
+            self.hand = self.hand_class(rules, players, dealer, self._queue)
+        else:
+            self.match = self.match_class(rules, players, dealer=dealer, target=target, decks=self._queue)
+            self.hand = self.match.new_hand()
+        return {"events": list(self.hand.events or ())}
+
+    def _cmd_legal(self, request: Mapping[str, Any]) -> dict:
+        hand = self._playing()
+        return {"seat": hand.to_play, "moves": self.legal_json(hand)}
+
+    def _cmd_play(self, request: Mapping[str, Any]) -> dict:
+        hand = self._playing()
+        move = self._move(request.get("move"))
+        if move not in hand.legal_moves():
+            raise Refused("illegal_move", hand.why_illegal(move) or "not a legal move here", illegal_reason(hand, move))
+        return {"events": self.play_events(hand, move)}
+
+    def _cmd_state(self, request: Mapping[str, Any]) -> dict:
+        return {"state": self._playing().to_json()}
+
+    def _cmd_score(self, request: Mapping[str, Any]) -> dict:
+        hand = self._playing()
+        categories = [s.to_event() for s in hand.scores] if hand.scores is not None else []
+        match = None
+        if self.match is not None:
+            match = {"totals": list(self.match.totals), "over": self.match.is_over, "winners": self.match.winners}
+        return {"hand": {"points": hand.points, "categories": categories}, "match": match}
+
+    def _cmd_next_hand(self, request: Mapping[str, Any]) -> dict:
+        match, hand = self.match, self.hand
+        if match is None or hand is None:
+            raise Refused("bad_state", "next_hand needs a match in progress (start with a target)")
+        if not hand.is_over:
+            raise Refused("bad_state", "the current hand is not finished")
+        if match.is_over:
+            raise Refused("bad_state", "the match is over")
+        self._queue.orders.clear()
+        self._queue.orders.extend(self._decks(request))
+        self.hand = match.new_hand()
+        return {"events": list(self.hand.events or ())}
+
+    def _cmd_quit(self, request: Mapping[str, Any]) -> dict:
+        return {}
+
+    # ------------------------------------------------------------------ hooks for mutants
+    def compile(self, doc: Mapping[str, Any]) -> Rules:
+        key = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        rules = self._compiled.get(key)
+        if rules is None:
+            rules = self._compiled[key] = self.adjust_rules(compile_rules(doc))
+        return rules
+
+    def adjust_rules(self, rules: Rules) -> Rules:
+        return rules
+
+    def legal_json(self, hand: Hand) -> list[dict]:
+        code = hand.rules.deck.code
+        return [{"card": code[m.card], "take": [code[c] for c in m.take]} for m in hand.legal_moves()]
+
+    def play_events(self, hand: Hand, move: Move) -> list[dict]:
+        """Apply a legal move; a match adds its totals (and end) after the hand's last event."""
+        events = hand.apply(move)
+        if self.match is not None and hand.is_over:
+            events = events + self.match.end_hand()
+        return events
+
+    # ------------------------------------------------------------------ helpers
+    def _playing(self) -> Hand:
+        if self.hand is None:
+            raise Refused("bad_state", "no game in progress: send `start` first")
+        return self.hand
+
+    def _decks(self, request: Mapping[str, Any]) -> list[list[int]]:
+        decks = request.get("decks")
+        if not isinstance(decks, list) or not decks or not all(isinstance(d, list) for d in decks):
+            raise Refused("bad_request", "`decks` must be a non-empty list of deck orders")
+        return [[self._card(c) for c in order] for order in decks]
+
+    def _card(self, code: Any) -> int:
+        card = self._code.get(code) if isinstance(code, str) else None
+        if card is None:
+            raise Refused("bad_request", f"{code!r} is not a card code of this deck")
+        return card
+
+    def _move(self, move: Any) -> Move:
+        malformed = Refused("illegal_move", "a move is {\"card\": CODE, \"take\": [CODE, ...]}", "malformed")
+        if not isinstance(move, dict) or not isinstance(move.get("take", []), list):
+            raise malformed
+        card, take = self._code.get(move.get("card")), [self._code.get(c) for c in move.get("take", [])]
+        if card is None or None in take:
+            raise Refused("illegal_move", f"unknown card in {json.dumps(move)}", "malformed")
+        return Move(card, tuple(sorted(take)))
+
+
+def illegal_reason(hand: Hand, move: Move) -> str:
+    """The protocol's reason code for a move that is not legal; checks in the order a player
+    would notice them (and in the order of `Hand.why_illegal`)."""
+    if hand.is_over:
+        return "hand_over"
+    card, take = move.card, move.take
+    if card not in hand.hands[hand.to_play]:
+        return "not_in_hand"
+    if len(set(take)) != len(take) or card in take:
+        return "malformed"
+    if any(c not in hand.table for c in take):
+        return "not_on_table"
+    if take and not hand.rules.finder.makes_target((card, *take)):
+        return "wrong_sum"
+    return "compulsory"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def serve(engine: ReferenceEngine, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Answer requests line by line until `quit` or end of input."""
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as problem:
+            reply, request = error(None, "bad_json", f"not JSON: {problem}"), None
+        else:
+            if isinstance(request, dict):
+                reply = engine.handle(request)
+            else:
+                reply = error(None, "bad_json", "a request is a JSON object")
+        stdout.write(json.dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
+        stdout.flush()
+        if isinstance(request, dict) and request.get("cmd") == "quit" and reply["ok"]:
+            break
+    return 0
+
+
+def main() -> int:
+    """Serve on the process's stdin/stdout. Anything printed by mistake goes to stderr, so it
+    can never corrupt the reply stream."""
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    return serve(ReferenceEngine(), sys.stdin.buffer, stdout)
