@@ -1,0 +1,199 @@
+"""`escoba conformance`: run the golden cases against an engine over the JSON-lines protocol."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from escoba.cli.main import UsageError, add_format_argument
+
+HELP = "run the golden cases against an engine (default: the reference engine) and report"
+DESCRIPTION = """\
+Drive an engine through every selected golden case over the JSON-lines protocol
+(docs/protocol.md) and report each case: pass, fail (with the first divergent
+event, the events before it, a field-level diff, the class of divergence, the rule
+clause and a command that replays the case), xfail (a failure exactly as the
+expectations file pins it), unsupported (the case needs a feature the engine did
+not declare), error (the engine refused a request), crash, timeout, or
+broken-case (the case file itself does not load).
+
+The engine is a command, split like a shell would split it; it is started in its
+own process group, restarted after a crash, a timeout or a protocol failure, and
+killed with all its children at the end. Without --engine the built-in reference
+engine runs, through the same subprocess protocol ('escoba engine').
+
+Exit status: 0 when every selected case passes or fails exactly as the expectations
+file pins it; 1 otherwise; 2 for a usage error."""
+EPILOG = """\
+examples:
+  escoba conformance                                   the reference engine, every case
+  escoba conformance --engine './my-engine --jsonl'    your engine
+  escoba conformance --engine 'python docs/examples/minimal_engine.py' --ruleset fr
+  escoba conformance --case 'opening.*' --format markdown >> "$GITHUB_STEP_SUMMARY"
+  escoba conformance --engine ./my-engine --expectations known-failures.yaml
+  escoba conformance --engine ./my-engine --write-expectations known-failures.yaml
+  escoba conformance --list --ruleset sv"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", metavar="CMD", help="the engine command (default: the reference engine)")
+    parser.add_argument(
+        "--ruleset", nargs="+", action="extend", default=[], metavar="ID", help="only cases of these rulesets"
+    )
+    parser.add_argument(
+        "--case", action="append", default=[], metavar="PATTERN",
+        help="only cases whose id matches this glob (repeatable): 'opening.*'",
+    )  # fmt: skip
+    add_format_argument(parser, choices=("text", "json", "markdown"))
+    parser.add_argument("--expectations", metavar="FILE", help="known failures, pinned by how they fail (YAML or JSON)")
+    parser.add_argument(
+        "--write-expectations", metavar="FILE",
+        help="write an expectations file pinning every case that is not a pass (a baseline to commit)",
+    )  # fmt: skip
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per request (default 10)")
+    parser.add_argument("--cases-dir", metavar="DIR", help="run the cases in DIR instead of the bundled suite")
+    parser.add_argument("--list", action="store_true", help="list the selected cases and their required features; run nothing")
+
+
+def reference_command() -> list[str]:
+    """The built-in engine, run through the real protocol like any other engine."""
+    return [sys.executable, "-m", "escoba", "engine"]
+
+
+def run(args: argparse.Namespace) -> int:
+    from escoba.conformance import expectations as expectations_module
+    from escoba.conformance.report import render_markdown, render_text, summary_line, to_json
+    from escoba.conformance.runner import Runner, collect
+    from escoba.errors import TranscriptError
+    from escoba.protocol.client import SubprocessSession
+    from escoba.rules.registry import bundled_ids, unknown_message
+
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    if args.engine is not None:
+        try:
+            argv = shlex.split(args.engine)
+        except ValueError as problem:
+            raise UsageError(f"--engine: {problem}") from None
+        if not argv:
+            raise UsageError("--engine: an empty command")
+        shown = args.engine
+    else:
+        argv, shown = reference_command(), "escoba engine"
+    known = set(bundled_ids())
+    for ruleset in args.ruleset:
+        if ruleset not in known:
+            raise UsageError(unknown_message(ruleset))
+    pins = {}
+    if args.expectations:
+        try:
+            pins = expectations_module.load(args.expectations)
+        except expectations_module.ExpectationsError as problem:
+            raise UsageError(str(problem)) from None
+    try:
+        entries = collect(args.cases_dir, args.case, args.ruleset)
+    except TranscriptError as problem:
+        raise UsageError(str(problem)) from None
+    if not entries:
+        raise UsageError("no case matches the selection" + _selection(args))
+
+    if args.list:
+        return _list(entries)
+
+    engine_flag = f" --engine {shlex.quote(args.engine)}" if args.engine is not None else ""
+    cases_flag = f" --cases-dir {shlex.quote(args.cases_dir)}" if args.cases_dir else ""
+
+    def replay(case_id: str) -> str:
+        return f"escoba conformance{engine_flag}{cases_flag} --case {shlex.quote(case_id)}"
+
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    runner = Runner(
+        lambda: SubprocessSession(argv, timeout=args.timeout),
+        command=shown,
+        expectations=pins,
+        replay=replay,
+        on_start=progress.show if progress else None,
+    )
+    try:
+        report = runner.run(entries)
+    finally:
+        if progress:
+            progress.clear()
+    if pins:
+        from pathlib import Path
+
+        from escoba.transcript.case import cases_dir, iter_case_files
+
+        every = [p.stem for p in iter_case_files(cases_dir() if args.cases_dir is None else Path(args.cases_dir))]
+        stale = expectations_module.unknown_ids(pins, every)
+        if stale:
+            report.warnings.append(f"{args.expectations}: pinned cases that do not exist: {', '.join(stale)}")
+
+    if args.format == "json":
+        import json
+
+        print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(render_markdown(report), end="")
+    else:
+        print(render_text(report), end="")
+    if args.write_expectations:
+        _write_expectations(args.write_expectations, report, shown)
+        if args.format == "text":
+            print(f"wrote {args.write_expectations}")
+    elif args.format != "text" and not report.ok:
+        print(summary_line(report), file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def _list(entries) -> int:  # type: ignore[no-untyped-def]
+    from escoba.conformance.driver import prepare
+    from escoba.errors import TranscriptError
+
+    for entry in entries:
+        if entry.case is None:
+            print(f"{entry.id}  BROKEN: {str(entry.problem).splitlines()[0]}")
+            continue
+        case = entry.case
+        try:
+            needs = ", ".join(sorted(prepare(case).required))
+        except TranscriptError as problem:
+            needs = f"BROKEN: {problem}"
+        print(f"{case.id}  [{case.kind}, {case.ruleset}, {case.clause}]  needs: {needs}")
+    print(f"{len(entries)} cases")
+    return 0
+
+
+def _write_expectations(path: str, report, engine: str) -> None:  # type: ignore[no-untyped-def]
+    from escoba.conformance.expectations import Expectation, dump
+
+    pins = {
+        r.id: Expectation(r.observed, r.cls, r.index if r.cls else None, r.message.splitlines()[0][:120] if r.message else "")
+        for r in report.results
+        if r.observed != "pass"
+    }
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(dump(pins, engine, as_json=path.endswith(".json")))
+
+
+def _selection(args: argparse.Namespace) -> str:
+    bits = [f"--case {p}" for p in args.case] + [f"--ruleset {r}" for r in args.ruleset]
+    return f" ({' '.join(bits)})" if bits else ""
+
+
+class _Progress:
+    """One self-erasing line on a terminal: how far the run is and which case is running."""
+
+    def __init__(self, stream):  # type: ignore[no-untyped-def]
+        self.stream, self.width = stream, 0
+
+    def show(self, n: int, total: int, case_id: str) -> None:
+        text = f"[{n}/{total}] {case_id}"[:78]
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def clear(self) -> None:
+        self.stream.write("\r" + " " * self.width + "\r")
+        self.stream.flush()

@@ -1,0 +1,218 @@
+"""Drive one golden case through an engine session and record what the engine says.
+
+The observed stream is built exactly as docs/conformance-contract.md describes the expected one:
+the `start` reply's events; before each decision a `legal` event made from the engine's `legal`
+reply; the events of each `play`; in a match, the `next_hand` events when a hand is over.
+Two kinds of event exist only on the runner's side and are added to both streams:
+
+- a probe ends with `{"event": "rejected", "move": .., "kind": "illegal_move", "rule": REASON}`
+  (`rule`, not `reason`: fields named `reason` are never compared);
+- a perft case ends with `{"event": "perft", "depth": d, "count": n}`, the number of distinct
+  play sequences of `d` plays from its last position, found by walking the engine's own
+  legal moves through the protocol.
+
+Preparing a case (its ruleset, deck orders and moves in the wire form) is separate from driving
+it, so that a broken case is reported as `broken-case` before any engine is involved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from escoba.conformance.compare import same
+from escoba.errors import EscobaError, TranscriptError
+from escoba.protocol.client import Session
+from escoba.protocol.features import required_features
+from escoba.protocol.messages import (
+    EngineFailure,
+    ErrorReply,
+    EventsReply,
+    Legal,
+    LegalReply,
+    NextHand,
+    Play,
+    ProtocolViolation,
+    RawPlay,
+    Reply,
+    Start,
+)
+
+
+@dataclass(frozen=True)
+class HandPlan:
+    decks: list[list[str]]  # deck orders in card codes, top of the stock first
+    moves: list[Play]
+
+
+@dataclass
+class Plan:
+    """A case ready to send: everything checked and in wire form."""
+
+    case: Any  # escoba.transcript.Case
+    doc: dict  # the resolved ruleset sent in `start`
+    required: frozenset[str]
+    hands: list[HandPlan]
+    expected: list[dict]
+    decide_at_end: bool = False  # probe/perft: the case stops at a decision (ask `legal` there)
+    probe: RawPlay | None = None
+
+
+def prepare(case: Any) -> Plan:
+    """Check a loaded case and turn it into requests; TranscriptError when the case is broken."""
+    try:
+        doc = case.document
+        hands = [
+            HandPlan(
+                decks=[list(order) for order in spec.decks],
+                moves=[Play(m["card"], tuple(m["take"])) for m in case.wire_moves(h)],
+            )
+            for h, spec in enumerate(case.hands)
+        ]
+        expected = [dict(e) for e in case.expect]
+        decide_at_end = case.kind != "game" and bool(expected) and expected[-1]["event"] == "legal"
+        probe = None
+        if case.kind == "probe":
+            probe = RawPlay(case.probe_wire())
+            expected.append(_rejected(probe.move, "illegal_move", case.probe.reason))
+        elif case.kind == "perft":
+            expected.append({"event": "perft", "depth": case.perft.depth, "count": case.perft.count})
+        elif case.kind != "game":
+            raise TranscriptError(f"{case.id}: unknown case kind {case.kind!r}")
+        required = required_features(doc, int(case.players), case.target)
+    except TranscriptError:
+        raise
+    except (EscobaError, KeyError, TypeError, ValueError, AttributeError) as problem:
+        raise TranscriptError(f"{case.id}: {problem}") from problem
+    return Plan(case, doc, required, hands, expected, decide_at_end, probe)
+
+
+def _rejected(move: Any, kind: str, rule: str | None) -> dict:
+    return {"event": "rejected", "move": move, "kind": kind, "rule": rule}
+
+
+@dataclass
+class Trace:
+    """What the engine said. `refusal` is an unexpected `ok: false` that stopped the case."""
+
+    events: list[dict] = field(default_factory=list)
+    refusal: ErrorReply | None = None
+    refused: str = ""  # the request refused, in words
+    requests: int = 0
+    diverged: bool = False  # stopped at the first event that differs from the expected one
+
+
+class _Stop(Exception):
+    pass
+
+
+class Driver:
+    """Runs one prepared case on one session. EngineFailure propagates with `.trace` set."""
+
+    def __init__(self, session: Session, plan: Plan, *, stop_at_divergence: bool = True):
+        self.session, self.plan = session, plan
+        self.stop_at_divergence = stop_at_divergence
+        self.trace = Trace()
+
+    def run(self) -> Trace:
+        try:
+            self._replay()
+            if self.plan.decide_at_end:
+                self._record([self._legal_event(self._legal())])
+            if self.plan.probe is not None:
+                self._probe(self.plan.probe)
+            elif self.plan.case.kind == "perft":
+                self._perft()
+        except _Stop:
+            pass
+        except EngineFailure as failure:
+            failure.trace = self.trace  # type: ignore[attr-defined]
+            raise
+        return self.trace
+
+    # ------------------------------------------------------------------ plumbing
+    def _ask(self, request: Any, what: str) -> Reply:
+        self.trace.requests += 1
+        reply = self.session.request(request)
+        if isinstance(reply, ErrorReply):
+            self.trace.refusal, self.trace.refused = reply, what
+            raise _Stop
+        return reply
+
+    def _record(self, events: Sequence[dict]) -> None:
+        trace, expected = self.trace, self.plan.expected
+        for event in events:
+            i = len(trace.events)
+            trace.events.append(event)
+            if self.stop_at_divergence and (i >= len(expected) or not same(expected[i], event)):
+                trace.diverged = True
+                raise _Stop
+
+    def _start(self) -> EventsReply:
+        plan, case = self.plan, self.plan.case
+        request = Start(plan.doc, int(case.players), int(case.dealer), plan.hands[0].decks, case.target)
+        return self._events(self._ask(request, "start"), "start")
+
+    def _events(self, reply: Reply, cmd: str) -> EventsReply:
+        if not isinstance(reply, EventsReply):  # parse_reply guarantees it; a mutant might not
+            raise ProtocolViolation(f"{cmd}: no events in the reply")
+        return reply
+
+    def _legal(self) -> LegalReply:
+        reply = self._ask(Legal(), "legal")
+        assert isinstance(reply, LegalReply)
+        return reply
+
+    # ------------------------------------------------------------------ game and probe
+    def _replay(self) -> None:
+        self._record(self._start().events)
+        for k, hand in enumerate(self.plan.hands):
+            if k:
+                self._record(self._events(self._ask(NextHand(hand.decks), f"next_hand {k + 1}"), "next_hand").events)
+            for n, move in enumerate(hand.moves):
+                self._record([self._legal_event(self._legal())])
+                what = f"play {_text(move)} (hand {k + 1}, play {n + 1})"
+                self._record(self._events(self._ask(move, what), "play").events)
+
+    @staticmethod
+    def _legal_event(legal: LegalReply) -> dict:
+        return {"event": "legal", "seat": legal.seat, "moves": list(legal.moves)}
+
+    def _probe(self, probe: RawPlay) -> None:
+        """An illegal move must be refused with the right reason; accepting it is a divergence."""
+        self.trace.requests += 1
+        reply = self.session.request(probe)
+        if isinstance(reply, ErrorReply):
+            self._record([_rejected(probe.move, reply.kind, reply.reason)])
+        else:
+            self._record(self._events(reply, "play").events)
+
+    # ------------------------------------------------------------------ perft
+    def _perft(self) -> None:
+        depth = self.plan.case.perft.depth
+        line = [m for hand in self.plan.hands for m in hand.moves]
+        self._record([{"event": "perft", "depth": depth, "count": self._walk(line, depth)}])
+
+    def _walk(self, path: list[Play], depth: int) -> int:
+        """Distinct sequences of `depth` more plays from the position after `path`.
+
+        The protocol has no undo, so each position is reached by replaying from the deal; the
+        last level counts the legal moves without playing them (perft's bulk count).
+        """
+        if depth == 0:
+            return 1
+        self._start()
+        for move in path:
+            self._ask(move, f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
+        moves = self._legal().moves
+        if depth == 1:
+            return len(moves)
+        return sum(self._walk([*path, Play(m["card"], tuple(m["take"]))], depth - 1) for m in moves)
+
+
+def _text(move: Play) -> str:
+    return move.card + (" x " + " ".join(move.take) if move.take else "")
+
+
+def run_case(session: Session, plan: Plan, *, stop_at_divergence: bool = True) -> Trace:
+    return Driver(session, plan, stop_at_divergence=stop_at_divergence).run()

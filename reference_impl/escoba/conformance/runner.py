@@ -1,0 +1,304 @@
+"""Run golden cases against an engine and give each one outcome.
+
+Outcomes:
+- `pass`: the observed events are the expected ones;
+- `fail`: they differ (the first divergence and its class explain how), or the engine broke
+  the protocol (class `protocol`: garbage, a wrong id, an oversized line, a malformed reply);
+- `xfail`: a failure exactly as the expectations file pins it;
+- `unsupported`: the case needs a feature the engine did not declare (or the engine refused
+  `start` with `error.kind: "unsupported"`);
+- `error`: the engine refused a request of the case (`ok: false`) with nothing diverging before;
+- `crash`, `timeout`: the engine process exited, or did not answer in time;
+- `broken-case`: the case itself does not load (a `TranscriptError`), whatever the engine.
+
+The runner survives its engine: after a crash, a timeout or a protocol failure the engine is
+killed (its whole process group) and a fresh one is started for the next case. An engine that
+cannot even complete the handshake three times in a row is not started again; the remaining
+cases get that failure.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from escoba.conformance.compare import Divergence, first_divergence
+from escoba.conformance.driver import Plan, prepare, run_case
+from escoba.conformance.expectations import Expectation
+from escoba.errors import TranscriptError
+from escoba.protocol.client import Session
+from escoba.protocol.messages import EngineFailure, HelloReply
+
+OUTCOMES = ("pass", "fail", "xfail", "unsupported", "error", "crash", "timeout", "broken-case")
+MAX_START_FAILURES = 3
+
+
+@dataclass
+class Entry:
+    """A case file as found: the loaded case, or why it does not load."""
+
+    id: str
+    case: Any = None  # escoba.transcript.Case
+    problem: TranscriptError | None = None
+    ruleset: str | None = None
+
+
+@dataclass
+class CaseResult:
+    id: str
+    outcome: str
+    observed: str  # the outcome before the expectations file was applied
+    title: str = ""
+    kind: str = ""
+    ruleset: str = ""
+    clause: str = ""
+    cls: str | None = None  # divergence class (fail, xfail)
+    index: int | None = None  # index of the first divergent event
+    message: str = ""
+    divergence: Divergence | None = None
+    context: list[dict] = field(default_factory=list)  # last events before a crash or refusal
+    missing: list[str] = field(default_factory=list)  # unsupported: features not declared
+    stderr: str = ""
+    seconds: float = 0.0
+    requests: int = 0
+    pin: Expectation | None = None
+    new: bool = False  # pinned, but failing differently: a new failure
+    note: str = ""
+    replay: str = ""
+
+    @property
+    def as_expected(self) -> bool:
+        return self.outcome in ("pass", "xfail")
+
+
+@dataclass
+class EngineInfo:
+    command: str
+    name: str = ""
+    version: str = ""
+    features: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunReport:
+    engine: EngineInfo
+    results: list[CaseResult]
+    seconds: float
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.as_expected for r in self.results)
+
+    def counts(self) -> dict[str, int]:
+        counts = {o: 0 for o in OUTCOMES}
+        for r in self.results:
+            counts[r.outcome] += 1
+        return counts
+
+
+class Runner:
+    def __init__(
+        self,
+        connect: Callable[[], Session],
+        *,
+        command: str = "",
+        expectations: Mapping[str, Expectation] | None = None,
+        replay: Callable[[str], str] = lambda case_id: "",
+        on_result: Callable[[int, int, CaseResult], None] | None = None,
+        on_start: Callable[[int, int, str], None] | None = None,
+        stop_at_divergence: bool = True,
+    ):
+        self.connect, self.command = connect, command
+        self.expectations = dict(expectations or {})
+        self.replay, self.on_result, self.on_start = replay, on_result, on_start
+        self.stop_at_divergence = stop_at_divergence
+        self.session: Session | None = None
+        self.hello: HelloReply | None = None
+        self._start_failures = 0
+        self._given_up: EngineFailure | None = None
+
+    # ------------------------------------------------------------------ the run
+    def run(self, entries: Iterable[Entry], *, first_failure: bool = False) -> RunReport:
+        """Every case in order; `first_failure` stops after the first result that is not as expected."""
+        entries = list(entries)
+        began = time.monotonic()
+        results: list[CaseResult] = []
+        try:
+            for n, entry in enumerate(entries, 1):
+                if self.on_start:
+                    self.on_start(n, len(entries), entry.id)
+                result = self.run_one(entry)
+                results.append(result)
+                if self.on_result:
+                    self.on_result(n, len(entries), result)
+                if first_failure and not result.as_expected:
+                    break
+        finally:
+            self.close()
+        info = EngineInfo(self.command)
+        if self.hello is not None:
+            info = EngineInfo(self.command, self.hello.name, self.hello.version, sorted(self.hello.features))
+        return RunReport(info, results, time.monotonic() - began)
+
+    def run_one(self, entry: Entry) -> CaseResult:
+        began = time.monotonic()
+        result = self._outcome(entry)
+        result.seconds = time.monotonic() - began
+        result.replay = self.replay(entry.id)
+        self._apply_pin(result)
+        return result
+
+    def close(self) -> None:
+        if self.session is not None:
+            session, self.session = self.session, None
+            session.close()
+
+    # ------------------------------------------------------------------ one case
+    def _outcome(self, entry: Entry) -> CaseResult:
+        case = entry.case
+        if entry.problem is not None or case is None:
+            return CaseResult(entry.id, "broken-case", "broken-case", ruleset=entry.ruleset or "", message=str(entry.problem))
+        base = dict(title=case.title, kind=case.kind, ruleset=case.ruleset, clause=case.clause)
+        try:
+            plan = prepare(case)
+        except TranscriptError as problem:
+            return CaseResult(entry.id, "broken-case", "broken-case", message=str(problem), **base)
+        try:
+            session = self._session()
+        except EngineFailure as failure:
+            return self._failed(entry.id, failure, base)
+        missing = sorted(plan.required - session.hello.features)
+        if missing:
+            return CaseResult(
+                entry.id, "unsupported", "unsupported", missing=missing,
+                message=f"needs {', '.join(missing)}", **base,
+            )  # fmt: skip
+        try:
+            trace = run_case(session, plan, stop_at_divergence=self.stop_at_divergence)
+        except EngineFailure as failure:
+            self.close()  # a session that misbehaved once is not trusted with the next case
+            result = self._failed(entry.id, failure, base)
+            events = getattr(failure, "trace", None)
+            if events is not None:
+                result.requests = events.requests
+                result.context = events.events[-3:]
+                result.index = len(events.events)
+            return result
+        return self._judge(entry.id, plan, trace, base)
+
+    def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict) -> CaseResult:
+        divergence = first_divergence(plan.expected, trace.events)
+        real = divergence is not None and divergence.index < len(trace.events)
+        if trace.refusal is not None and not real:
+            refusal = trace.refusal
+            outcome = "unsupported" if refusal.kind == "unsupported" else "error"
+            return CaseResult(
+                case_id, outcome, outcome, index=len(trace.events), requests=trace.requests,
+                message=f"{trace.refused}: the engine refused: {refusal}", context=trace.events[-3:], **base,
+            )  # fmt: skip
+        if divergence is None:
+            return CaseResult(case_id, "pass", "pass", requests=trace.requests, **base)
+        return CaseResult(
+            case_id, "fail", "fail", cls=divergence.cls, index=divergence.index, divergence=divergence,
+            requests=trace.requests, message=_divergence_message(divergence), **base,
+        )  # fmt: skip
+
+    def _failed(self, case_id: str, failure: EngineFailure, base: dict) -> CaseResult:
+        if failure.outcome == "protocol":
+            return CaseResult(
+                case_id, "fail", "fail", cls="protocol", message=f"{failure.what}: {failure.message}",
+                stderr=failure.stderr, **base,
+            )  # fmt: skip
+        return CaseResult(case_id, failure.outcome, failure.outcome, message=failure.message, stderr=failure.stderr, **base)
+
+    def _session(self) -> Session:
+        if self.session is not None:
+            return self.session
+        if self._given_up is not None:
+            failure = self._given_up
+            raise type(failure)(
+                f"not run: the engine failed to start {MAX_START_FAILURES} times in a row (last: {failure.message})",
+                stderr=failure.stderr,
+            )
+        try:
+            self.session = self.connect()
+        except EngineFailure as failure:
+            self._start_failures += 1
+            if self._start_failures >= MAX_START_FAILURES:
+                self._given_up = failure
+            raise
+        self._start_failures = 0
+        self.hello = self.session.hello
+        return self.session
+
+    def _apply_pin(self, result: CaseResult) -> None:
+        pin = self.expectations.get(result.id)
+        if pin is None:
+            return
+        result.pin = pin
+        if result.observed == "pass":
+            result.note = f"pinned as {pin.describe()} but passes: remove the pin"
+        elif pin.matches(result.observed, result.cls, result.index):
+            result.outcome = "xfail"
+            result.note = f"known: {pin.note}" if pin.note else "known failure, as pinned"
+        else:
+            result.new = True
+            got = result.observed + (f" ({result.cls} at event {result.index})" if result.cls else "")
+            result.note = f"NEW: pinned as {pin.describe()}, now {got}"
+
+
+def _divergence_message(d: Divergence) -> str:
+    if d.observed is None:
+        return f"event {d.index}: the engine stopped short, expected {d.expected.get('event') if d.expected else '?'}"
+    if d.expected is None:
+        return f"event {d.index}: an extra event {d.observed.get('event')}"
+    fields = ", ".join(f.path for f in d.diff[:4])
+    return f"event {d.index} ({d.expected.get('event')}): {fields} differ"
+
+
+def collect(
+    root: Any = None,
+    patterns: Iterable[str] = (),
+    rulesets: Iterable[str] = (),
+) -> list[Entry]:
+    """The case files under `root` (default: the bundled suite) whose id matches one of the
+    glob `patterns` and whose ruleset is one of `rulesets` (empty: any).
+
+    Each file is loaded on its own, so one broken case is one `broken-case`, not a failed run.
+    The loader's replay check (the moves are legal for the reference engine) is skipped: it
+    costs a game per case, and the reference engine's own run reports the same problem.
+    """
+    import fnmatch
+    import json
+
+    from escoba.transcript.case import cases_dir, iter_case_files, load_case
+
+    patterns, wanted = list(patterns), set(rulesets)
+    entries = []
+    from pathlib import Path
+
+    for path in iter_case_files(cases_dir() if root is None else Path(root)):
+        case_id = path.stem
+        if patterns and not any(fnmatch.fnmatchcase(case_id, p) for p in patterns):
+            continue
+        try:
+            case = load_case(path, replay=False)
+        except TranscriptError as problem:
+            ruleset = _ruleset_of(path, json)
+            if not wanted or ruleset in wanted or ruleset is None:
+                entries.append(Entry(case_id, problem=problem, ruleset=ruleset))
+            continue
+        if not wanted or case.ruleset in wanted:
+            entries.append(Entry(case_id, case=case, ruleset=case.ruleset))
+    return entries
+
+
+def _ruleset_of(path: Any, json: Any) -> str | None:
+    """A broken case's ruleset, when the file says it (to honour --ruleset)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("ruleset")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
