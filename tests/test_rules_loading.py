@@ -152,3 +152,43 @@ def test_load_resolved_gives_the_chain_and_kind() -> None:
     resolved = load_resolved("base")
     assert (resolved.id, resolved.kind, [d.path.name for d in resolved.files]) == ("base", "base", ["base.yaml"])
     assert "extends" not in resolved.doc and resolved.positions["$.capture.target"].file.endswith("base.yaml")
+
+
+def _node_paths(value: object, prefix: tuple = ()) -> list[tuple]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _node_paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _node_paths(item, prefix + (i,))
+    return found
+
+
+_BASE = load_resolved("base").doc
+_BASE_PATHS = [p for p in _node_paths(_BASE) if p and p[0] not in ("id", "kind")]
+_REPLACEMENTS = st.sampled_from(
+    [None, 0, -1, 2, 5, 99, 1.5, "", "x", "oros", "7 oros", "X1", "count(", "count(cards)", "deck", True, [], {}, [1],
+     [[0, 1], [1]], {"policy": "holder"}, {"policy": "threshold", "more_than": "count(cards)"}, {"id": "x"}]
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_BASE_PATHS), _REPLACEMENTS), min_size=1, max_size=3))
+def test_check_never_crashes_on_a_damaged_ruleset(tmp_path_factory: pytest.TempPathFactory, changes: list) -> None:
+    """Whatever nodes of a ruleset are replaced by whatever values, check reports problems, never raises."""
+    import copy
+
+    doc = copy.deepcopy(_BASE)
+    del doc["id"]
+    for path, value in changes:
+        target = doc
+        try:
+            for part in path[:-1]:
+                target = target[part]
+            target[path[-1]] = copy.deepcopy(value)
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier change removed this node
+    file = tmp_path_factory.mktemp("damaged") / "damaged.yaml"
+    file.write_text(to_yaml(doc), encoding="utf-8")
+    assert isinstance(check(str(file)), list)
