@@ -20,7 +20,6 @@ from typing import Any
 import yaml
 from yaml.events import (
     AliasEvent,
-    DocumentEndEvent,
     DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -28,7 +27,6 @@ from yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
-    StreamStartEvent,
 )
 
 from escoba.errors import Location, Problem, RulesetError
