@@ -1,0 +1,92 @@
+"""Writing case files: key order, layout, and filling `expect` from a case's hands and moves.
+
+The layout is for people and for diffs: one event per line, one deck order per line, so a
+changed golden shows as the few events that changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from escoba.transcript.case import FORMAT, _build, _Checker, _error, _check_format, _check_schema, case_from_data, pin_matches
+from escoba.transcript.record import Replay, ReplayError, perft
+
+KEY_ORDER = (
+    "format", "id", "title", "notes", "kind", "ruleset", "players", "dealer", "target", "clause",
+    "source", "audit", "generator", "pins", "hands", "probe", "perft", "from_text", "expect",
+)  # fmt: skip
+
+
+def ordered(data: Mapping[str, Any]) -> dict:
+    known = {k: data[k] for k in KEY_ORDER if k in data}
+    return known | {k: v for k, v in data.items() if k not in known}
+
+
+def _line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def dump_case(data: Mapping[str, Any]) -> str:
+    """The text of a case file."""
+    data = ordered(data)
+    out = ["{"]
+    items = list(data.items())
+    for n, (key, value) in enumerate(items):
+        comma = "," if n + 1 < len(items) else ""
+        if key in ("expect", "pins", "notes") and value:
+            out.append(f'  "{key}": [')
+            out += [f"    {_line(v)}{',' if i + 1 < len(value) else ''}" for i, v in enumerate(value)]
+            out.append(f"  ]{comma}")
+        elif key == "hands":
+            out.append('  "hands": [')
+            for h, hand in enumerate(value):
+                out.append("    {")
+                out.append('      "decks": [')
+                decks = hand["decks"]
+                out += [f"        {_line(d)}{',' if i + 1 < len(decks) else ''}" for i, d in enumerate(decks)]
+                out.append("      ],")
+                out.append(f'      "moves": {_line(hand["moves"])}')
+                out.append(f"    }}{',' if h + 1 < len(value) else ''}")
+            out.append(f"  ]{comma}")
+        else:
+            out.append(f'  "{key}": {_line(value)}{comma}')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+class PinMismatch(Exception):
+    """A hand-written pin no longer matches the events the engine produces."""
+
+
+def fill(data: Mapping[str, Any], path: Path | None = None) -> dict:
+    """`data` with `expect` (and a perft count) recomputed by the reference engine.
+
+    Everything else is kept as written. A pin that matches no recomputed event is an error:
+    the pins are the audit, and the generator must not quietly move the goalposts.
+    """
+    data = ordered({**data, "format": data.get("format", FORMAT), "expect": []})
+    if "perft" in data:
+        data["perft"] = {**data["perft"], "count": 1}
+    # The case as written, less what is computed here (expect, the perft count, pins' matches).
+    where = path if path is not None else Path("<case>")
+    _check_format(data, where)
+    _check_schema(data, where)
+    case = _build(data, path)
+    rules, moves = _Checker(case, where, replay=False).static()
+    replay = Replay(case, rules, moves)
+    try:
+        events = replay.run()
+    except ReplayError as e:
+        raise _error(where, e.path, e.message) from None
+    data["expect"] = events
+    if case.perft is not None:
+        assert replay.hand is not None
+        data["perft"] = {"depth": case.perft.depth, "count": perft(replay.hand, case.perft.depth)}
+    for i, pin in enumerate(data.get("pins", [])):
+        if not any(pin_matches(pin, e) for e in events):
+            where = f"{path}: " if path is not None else ""
+            raise PinMismatch(f"{where}$.pins[{i}]: matches no event the engine produces: {_line(pin)}")
+    case_from_data(data, path)  # the full load-time check, on what is about to be written
+    return data

@@ -1,0 +1,480 @@
+"""Golden case files: load, validate, and check that a case is consistent with itself.
+
+A case file (`conformance/cases/**/<id>.json`, schema `schemas/transcript.schema.json`) fixes a
+ruleset, the table, the full deck orders and every choice; `expect` is every event a conforming
+engine must produce. `load_case` refuses a broken case with `TranscriptError` naming the file
+and the JSON path:
+
+    conformance/cases/rules/x.json: $.hands[0].decks[0]: not the 40-card deck of fr (twice: 7d; missing: 3c)
+
+Checks, in order (each stage stops the load, since later ones would only report consequences):
+JSON, the format version, the schema, the id against the file name, the ruleset and the
+table, the deck orders (permutations of the ruleset's deck), the moves (they parse, and are
+legal when replayed by the reference engine under the case's own ruleset), the probe, and the
+expected events (a sane order, and every pin matching some event).
+
+Whether `expect` is what the reference engine produces *now* is not a load-time check: that is
+what `tests/test_transcripts.py` and `escoba conformance` compare.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from escoba.data import conformance_dir, schemas_dir
+from escoba.errors import EscobaError, Location, NotationError, Problem, TranscriptError, UnknownRuleset
+
+FORMAT = 1  # the newest case format this escoba understands
+KINDS = ("game", "probe", "perft")
+REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed")
+MAX_FILE_BYTES = 2_000_000  # one case is a few dozen kilobytes; anything near this is not a case
+
+
+@dataclass(frozen=True)
+class HandSpec:
+    """One hand of a case: its deck orders (more than one if the table is redealt) and moves."""
+
+    decks: tuple[tuple[str, ...], ...]  # ASCII codes, top of the stock first
+    moves: tuple[str, ...]  # human notation
+
+
+@dataclass(frozen=True)
+class Probe:
+    move: str | Mapping[str, Any]  # notation, or a wire object (possibly malformed on purpose)
+    reason: str
+
+
+@dataclass(frozen=True)
+class Perft:
+    depth: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Case:
+    """A loaded, checked case. Events are plain JSON dicts: read them, do not change them."""
+
+    id: str
+    title: str
+    kind: str  # game | probe | perft
+    ruleset: str
+    players: int
+    dealer: int
+    target: int | None  # None: a single hand
+    clause: str
+    audit: str  # hand | text | generated
+    hands: tuple[HandSpec, ...]
+    expect: tuple[dict, ...]
+    pins: tuple[dict, ...] = ()
+    from_text: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+    source: Mapping[str, str] | None = None
+    probe: Probe | None = None
+    perft: Perft | None = None
+    generator: Mapping[str, Any] | None = None
+    format: int = FORMAT
+    path: Path | None = field(default=None, compare=False)
+
+    # ---------------------------------------------------------------- the engine's view
+    @cached_property
+    def rules(self):  # -> Rules
+        import escoba
+
+        return escoba.load_ruleset(self.ruleset)
+
+    @cached_property
+    def document(self) -> dict:
+        """The resolved ruleset document: what a runner sends an engine in `start`."""
+        from escoba.rules import load_resolved
+
+        return load_resolved(self.ruleset).doc
+
+    def deck_orders(self, hand: int = 0) -> list[list[int]]:
+        deck = self.rules.deck
+        codes = {code: i for i, code in enumerate(deck.code)}
+        return [[codes[c] for c in order] for order in self.hands[hand].decks]
+
+    def moves(self, hand: int = 0) -> list:  # -> list[Move]
+        from escoba.notation import parse_move
+
+        return [parse_move(text, self.rules.deck) for text in self.hands[hand].moves]
+
+    def wire_moves(self, hand: int = 0) -> list[dict]:
+        """The moves as the protocol sends them: `{"card": "7d", "take": ["3c", "5h"]}`."""
+        from escoba.notation import move_to_wire
+
+        return [move_to_wire(m, self.rules.deck) for m in self.moves(hand)]
+
+    def probe_wire(self) -> Any:
+        """The probe move as the protocol sends it; a malformed probe is sent as written."""
+        if self.probe is None:
+            return None
+        if isinstance(self.probe.move, str):
+            from escoba.notation import move_to_wire, parse_move
+
+            return move_to_wire(parse_move(self.probe.move, self.rules.deck), self.rules.deck)
+        return dict(self.probe.move)
+
+    @property
+    def shown(self) -> str:
+        return _shown(self.path) if self.path is not None else f"<case {self.id}>"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def cases_dir() -> Path:
+    return conformance_dir() / "cases"
+
+
+def load_cases(root: str | Path | None = None, pattern: str | None = None, *, replay: bool = True) -> list[Case]:
+    """Every case under `root` (default: the bundled `conformance/cases`), sorted by path.
+
+    `pattern` is a shell pattern matched against the case id (`opening.*`) or the path relative
+    to `root` (`rules/*`, `generated/sv.*`).
+    """
+    base = Path(root) if root is not None else cases_dir()
+    found = []
+    for path in iter_case_files(base):
+        if pattern is not None:
+            relative = path.relative_to(base).as_posix() if base.is_dir() else path.name
+            if not (fnmatch.fnmatchcase(path.stem, pattern) or fnmatch.fnmatchcase(relative, pattern)):
+                continue
+        found.append(load_case(path, replay=replay))
+    return found
+
+
+def iter_case_files(root: Path) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    if not root.is_dir():
+        raise TranscriptError(f"{_shown(root)}: no such folder of cases")
+    yield from sorted(root.rglob("*.json"), key=lambda p: p.relative_to(root).as_posix())
+
+
+def load_case(path: str | Path, *, replay: bool = True) -> Case:
+    """Load one case file and check it; `TranscriptError` (file, JSON path, message) if broken.
+
+    `replay=False` skips the checks that run the reference engine (legal moves, the probe).
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise TranscriptError(f"{_shown(path)}: cannot read: {e.strerror or e}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise _error(path, "$", f"{len(raw)} bytes, more than a case may hold ({MAX_FILE_BYTES})")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise _error(path, "$", f"not UTF-8 (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise TranscriptError(f"{_shown(path)}:{e.lineno}:{e.colno}: $: not JSON: {e.msg}") from None
+    return case_from_data(data, path, replay=replay)
+
+
+def case_from_data(data: Any, path: Path | None = None, *, replay: bool = True) -> Case:
+    """Check already-parsed case data (the generator uses this before writing a file)."""
+    where = path if path is not None else Path("<case>")
+    _check_format(data, where)
+    _check_schema(data, where)
+    if path is not None and data["id"] != path.stem:
+        raise _error(where, "$.id", f"the id {data['id']!r} is not the file name {path.stem!r}")
+    case = _build(data, path)
+    _Checker(case, where, replay).run()
+    return case
+
+
+def _check_format(data: Any, where: Path) -> None:
+    if not isinstance(data, dict):
+        raise _error(where, "$", "a case is a JSON object")
+    version = data.get("format")
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT:
+        raise _error(where, "$.format", f"format {version} is newer than this escoba understands ({FORMAT})")
+    # The schema says these too, but jsonschema reports a `false` subschema without its path.
+    kind = data.get("kind")
+    for key in ("probe", "perft"):
+        if key in data and kind in KINDS and kind != key:
+            raise _error(where, f"$.{key}", f"only a {key} case has a {key}, not a {kind} case")
+    if "generator" in data and data.get("audit") != "generated":
+        raise _error(where, "$.generator", "only a generated case has a generator")
+
+
+@cache
+def schema() -> dict:
+    return json.loads((schemas_dir() / "transcript.schema.json").read_text(encoding="utf-8"))
+
+
+@cache
+def _validator(definition: str | None = None):  # type: ignore[no-untyped-def]
+    """The whole schema, or one of its `$defs` (an event type) with the rest for references."""
+    from jsonschema import Draft202012Validator
+
+    whole = schema()
+    if definition is None:
+        return Draft202012Validator(whole)
+    # References inlined: resolving `#/$defs/code` for every card is most of the cost otherwise.
+    return Draft202012Validator(_inline({"$ref": f"#/$defs/{definition}"}, whole["$defs"]))
+
+
+def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
+    """`node` with each local `$ref` replaced by what it names (the schema has no cycles)."""
+    if isinstance(node, list):
+        return [_inline(n, defs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    rest = {k: _inline(v, defs) for k, v in node.items() if k != "$ref"}
+    if "$ref" not in node:
+        return rest
+    target = _inline(defs[node["$ref"].removeprefix("#/$defs/")], defs)
+    return {**rest, "allOf": [*rest.get("allOf", []), target]} if rest else target
+
+
+def _check_schema(data: Any, where: Path) -> None:
+    # Events are most of a case and the schema picks an event's shape with one if/then per
+    # event type, which jsonschema evaluates one by one; dispatching on "event" here gives the
+    # same verdict (the schema says the same thing) at a fraction of the cost.
+    expect = data.get("expect")
+    events_here = isinstance(expect, list) and all(isinstance(e, dict) and e.get("event") in _EVENTS for e in expect)
+    shallow = {**data, "expect": []} if events_here else data
+    errors = [(e, ()) for e in _validator().iter_errors(shallow)]
+    if events_here and not errors:
+        for i, event in enumerate(expect):
+            errors += [(e, ("expect", i)) for e in _validator(f"{event['event']}Event").iter_errors(event)]
+            if errors:
+                break
+    if not errors:
+        return
+    from jsonschema.exceptions import best_match
+
+    # best_match prefers the error that says what is wrong over "not valid under any of". A
+    # field of the wrong type also leaves every field "unevaluated"; the type is the news.
+    found = [e for e, _ in errors]
+    error = best_match([e for e in found if e.validator != "unevaluatedProperties"] or found)
+    prefix = next(p for e, p in errors if e is error)
+    raise _error(where, _json_path((*prefix, *error.absolute_path)), _schema_message(error))
+
+
+_EVENTS = (
+    "hand_start", "table", "deal", "opening", "legal", "play", "escoba", "leftovers", "score",
+    "hand_end", "totals", "tie", "match_end",
+)  # fmt: skip
+
+
+def _schema_message(error) -> str:  # type: ignore[no-untyped-def]
+    if error.validator == "unevaluatedProperties" or error.validator == "additionalProperties":
+        return error.message.replace("Unevaluated properties are not allowed", "unknown field(s)").replace(
+            "Additional properties are not allowed", "unknown field(s)"
+        )
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    return error.message
+
+
+def _build(data: dict, path: Path | None) -> Case:
+    probe = data.get("probe")
+    perft = data.get("perft")
+    return Case(
+        id=data["id"],
+        title=data["title"],
+        kind=data["kind"],
+        ruleset=data["ruleset"],
+        players=data["players"],
+        dealer=data["dealer"],
+        target=data["target"],
+        clause=data["clause"],
+        audit=data["audit"],
+        hands=tuple(HandSpec(tuple(tuple(d) for d in h["decks"]), tuple(h["moves"])) for h in data["hands"]),
+        expect=tuple(data["expect"]),
+        pins=tuple(data["pins"]),
+        from_text=tuple(data.get("from_text", ())),
+        notes=tuple(data.get("notes", ())),
+        source=data.get("source"),
+        probe=Probe(probe["move"], probe["reason"]) if probe else None,
+        perft=Perft(perft["depth"], perft["count"]) if perft else None,
+        generator=data.get("generator"),
+        format=data["format"],
+        path=path,
+    )
+
+
+# --------------------------------------------------------------------------- consistency
+
+
+class _Checker:
+    """A case's consistency with itself and its ruleset (not with the engine's current output)."""
+
+    def __init__(self, case: Case, where: Path, replay: bool):
+        self.case, self.where, self.replay = case, where, replay
+
+    def fail(self, path: str, message: str, excerpt: str | None = None, caret: int | None = None) -> TranscriptError:
+        return _error(self.where, path, message, excerpt, caret)
+
+    def run(self) -> None:
+        rules, moves = self.static()
+        if self.replay:
+            self._replay(rules, moves)
+        self._order()
+        self._pins()
+        for i, index in enumerate(self.case.from_text):
+            if index >= len(self.case.expect):
+                raise self.fail(f"$.from_text[{i}]", f"no event {index}: expect has {len(self.case.expect)}")
+
+    def static(self) -> tuple[Any, list]:
+        """The checks that need the ruleset but not the engine: the table, the decks, the moves."""
+        case = self.case
+        rules = self._rules()
+        if case.players not in rules.player_counts:
+            counts = ", ".join(map(str, rules.player_counts))
+            raise self.fail("$.players", f"{case.ruleset} is played by {counts} players, not {case.players}")
+        if case.dealer >= case.players:
+            raise self.fail("$.dealer", f"the dealer must be a seat from 0 to {case.players - 1}")
+        if case.kind != "game" and (case.target is not None or len(case.hands) != 1):
+            raise self.fail("$.hands", f"a {case.kind} case is one hand with target null")
+        if case.target is None and len(case.hands) != 1:
+            raise self.fail("$.hands", "a single-hand case (target null) has exactly one hand")
+        for h, spec in enumerate(case.hands):
+            for d, order in enumerate(spec.decks):
+                self._deck(rules, order, f"$.hands[{h}].decks[{d}]")
+        moves = [self._moves(rules, h, spec) for h, spec in enumerate(case.hands)]
+        if case.probe is not None:
+            self._probe_parses(rules)
+        return rules, moves
+
+    def _rules(self):  # -> Rules
+        import escoba
+
+        try:
+            return escoba.load_ruleset(self.case.ruleset)
+        except UnknownRuleset as e:
+            raise self.fail("$.ruleset", str(e)) from None
+        except EscobaError as e:
+            raise self.fail("$.ruleset", f"ruleset {self.case.ruleset} does not load: {str(e).splitlines()[0]}") from None
+
+    def _deck(self, rules, order: Sequence[str], path: str) -> None:  # type: ignore[no-untyped-def]
+        deck = rules.deck
+        known = set(deck.code)
+        for i, code in enumerate(order):
+            if code not in known:
+                raise self.fail(f"{path}[{i}]", f"unknown card code {code!r} (not in the deck of {rules.id})")
+        counts: dict[str, int] = {}
+        for code in order:
+            counts[code] = counts.get(code, 0) + 1
+        twice = [c for c in deck.code if counts.get(c, 0) > 1]
+        missing = [c for c in deck.code if c not in counts]
+        if twice or missing:
+            parts = (["twice: " + " ".join(twice)] if twice else []) + (["missing: " + " ".join(missing)] if missing else [])
+            raise self.fail(path, f"not the {len(deck)}-card deck of {rules.id} ({'; '.join(parts)})")
+
+    def _moves(self, rules, h: int, spec: HandSpec) -> list:  # type: ignore[no-untyped-def]
+        from escoba.notation import parse_move
+
+        parsed = []
+        for i, text in enumerate(spec.moves):
+            try:
+                parsed.append(parse_move(text, rules.deck))
+            except NotationError as e:
+                raise self.fail(f"$.hands[{h}].moves[{i}]", e.message, e.text or None, e.column) from None
+        return parsed
+
+    def _probe_parses(self, rules) -> None:  # type: ignore[no-untyped-def]
+        from escoba.notation import parse_move
+
+        probe = self.case.probe
+        assert probe is not None
+        if isinstance(probe.move, str):
+            try:
+                parse_move(probe.move, rules.deck)
+            except NotationError as e:
+                raise self.fail("$.probe.move", e.message, e.text or None, e.column) from None
+        elif probe.reason != "malformed":
+            raise self.fail("$.probe.move", "only a malformed probe is written as a wire object")
+
+    def _replay(self, rules, moves: list[list]) -> None:  # type: ignore[no-untyped-def]
+        from escoba.transcript.record import Replay, ReplayError
+
+        try:
+            Replay(self.case, rules, moves).run()
+        except ReplayError as e:
+            raise self.fail(e.path, e.message) from None
+
+    def _order(self) -> None:
+        """Events in an order an engine could produce: `legal` right before a play, an escoba
+        right after the play that made it, scores after the last play, totals after a hand."""
+        case = self.case
+        state = "start"
+        for i, event in enumerate(case.expect):
+            name = event["event"]
+            if name not in _FOLLOWS.get(state, ()):
+                after = "at the start" if state == "start" else f"after '{state}'"
+                raise self.fail(f"$.expect[{i}]", f"'{name}' cannot come {after}")
+            if name == "play" and state == "legal" and event["seat"] != case.expect[i - 1]["seat"]:
+                raise self.fail(f"$.expect[{i}]", f"seat {event['seat']} plays after the legal moves of seat {case.expect[i - 1]['seat']}")
+            state = name
+        if case.kind == "game":
+            ends: tuple[str, ...] = ("hand_end",) if case.target is None else ("match_end",)
+        else:  # a probe or perft stops at a decision; a probe of a finished hand at its end
+            ends = ("legal", "hand_end") if case.kind == "probe" else ("legal",)
+        if state not in ends:
+            raise self.fail("$.expect", f"a {case.kind} case's events end with {' or '.join(repr(e) for e in ends)}, not {state!r}")
+
+    def _pins(self) -> None:
+        for i, pin in enumerate(self.case.pins):
+            if not any(pin_matches(pin, event) for event in self.case.expect):
+                raise self.fail(f"$.pins[{i}]", f"matches no expected event: {json.dumps(pin, ensure_ascii=False)}")
+
+
+# After each event, the events that may follow it ("start": the first event).
+_FOLLOWS: dict[str, tuple[str, ...]] = {
+    "start": ("hand_start",),
+    "hand_start": ("table", "deal"),
+    "table": ("deal", "opening", "legal"),
+    "deal": ("table", "opening", "legal"),
+    "opening": ("hand_start", "legal"),
+    "legal": ("play",),
+    "play": ("escoba", "legal", "deal", "leftovers", "score"),
+    "escoba": ("legal", "deal", "leftovers", "score"),
+    "leftovers": ("score",),
+    "score": ("score", "hand_end"),
+    "hand_end": ("totals",),
+    "totals": ("hand_start", "tie", "match_end"),
+    "tie": ("hand_start",),
+    "match_end": (),
+}
+
+
+def pin_matches(pin: Mapping[str, Any], event: Mapping[str, Any]) -> bool:
+    """A pin matches an event that has every field of the pin with the same value."""
+    return all(key in event and event[key] == value for key, value in pin.items())
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _error(where: Path, path: str, message: str, excerpt: str | None = None, caret: int | None = None) -> TranscriptError:
+    error = TranscriptError(str(Problem(Location(_shown(where), path=path), message, excerpt, caret)))
+    error.file, error.path, error.message = _shown(where), path, message  # type: ignore[attr-defined]
+    return error
+
+
+def _shown(path: Path) -> str:
+    """A path as messages show it: relative to the working folder when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _json_path(parts: Sequence[Any]) -> str:
+    text = "$"
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text

@@ -1,0 +1,182 @@
+"""The expected event stream of a case, produced by the reference engine in-process.
+
+What the conformance runner compares, event for event:
+
+- each hand's own events (`Hand.events`: hand_start, table, deal, opening, …);
+- before each decision, `{"event": "legal", "seat": s, "moves": [{"card": .., "take": [..]}, …]}`
+  (the runner builds the same event from an engine's `legal` reply);
+- the events each play causes; at the end of the hand its scores and `hand_end`;
+- in match cases (target not null), `Match.end_hand`'s `totals` / `tie` / `match_end` after
+  each `hand_end`.
+
+Probes replay their line, then (if a decision is pending) its legal event; the probe move must
+be refused with the case's reason class. Perft cases replay their line, add the legal event of
+the position, and count distinct play sequences from there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping, Sequence
+
+from escoba.engine.hand import Hand, Move
+from escoba.engine.match import Match
+from escoba.errors import EscobaError, IllegalMoveError, NotationError
+
+
+class ReplayError(EscobaError):
+    """A case that the reference engine cannot replay as written; `path` is a JSON path."""
+
+    def __init__(self, path: str, message: str):
+        self.path, self.message = path, message
+        super().__init__(f"{path}: {message}")
+
+
+class _Decks:
+    """Deck orders fed one hand at a time: a hand that needs more than its case gives (a
+    redeal) must fail, not silently take the next hand's deck."""
+
+    def __init__(self) -> None:
+        self.queue: list[list[int]] = []
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return self
+
+    def __next__(self) -> list[int]:
+        if not self.queue:
+            raise StopIteration
+        return self.queue.pop(0)
+
+
+def legal_event(hand: Hand) -> dict:
+    code = hand.rules.deck.code
+    return {
+        "event": "legal",
+        "seat": hand.to_play,
+        "moves": [{"card": code[m.card], "take": [code[c] for c in m.take]} for m in hand.legal_moves()],
+    }
+
+
+class Replay:
+    """Replays a case with the reference engine; `run()` returns the expected events and
+    raises `ReplayError` where the case cannot be played as written."""
+
+    def __init__(self, case, rules=None, moves: Sequence[Sequence[Move]] | None = None):  # type: ignore[no-untyped-def]
+        self.case = case
+        self.rules = rules if rules is not None else case.rules
+        self.moves = moves if moves is not None else [case.moves(h) for h in range(len(case.hands))]
+        self.hand: Hand | None = None  # the last hand, at the end of the line
+        self.events: list[dict] = []
+
+    def run(self) -> list[dict]:
+        case, rules = self.case, self.rules
+        decks = _Decks()
+        match = None
+        if case.target is not None:
+            match = Match(rules, case.players, dealer=case.dealer, target=case.target, decks=decks)
+        code = {c: i for i, c in enumerate(rules.deck.code)}
+        events = self.events
+        for h, spec in enumerate(case.hands):
+            decks.queue = [[code[c] for c in order] for order in spec.decks]
+            try:
+                hand = match.new_hand() if match is not None else Hand(rules, case.players, case.dealer, decks)
+            except EscobaError as e:
+                raise ReplayError(f"$.hands[{h}].decks", str(e)) from None
+            if decks.queue:
+                used = len(hand.deck_orders)
+                raise ReplayError(f"$.hands[{h}].decks", f"the hand used {used} deck order(s), the case gives {used + len(decks.queue)}")
+            assert hand.events is not None
+            events.extend(hand.events)
+            for i, move in enumerate(self.moves[h]):
+                path = f"$.hands[{h}].moves[{i}]"
+                if hand.is_over:
+                    raise ReplayError(path, "the hand is already over")
+                events.append(legal_event(hand))
+                try:
+                    events.extend(hand.apply(move))
+                except IllegalMoveError as e:
+                    raise ReplayError(path, f"illegal move {spec.moves[i]!r}: {e.reason}") from None
+            self.hand = hand
+            if case.kind != "game":
+                break
+            if not hand.is_over:
+                raise ReplayError(f"$.hands[{h}].moves", f"the hand is not over after {len(self.moves[h])} moves")
+            if match is not None:
+                events.extend(match.end_hand())
+                if match.is_over and h + 1 < len(case.hands):
+                    raise ReplayError("$.hands", f"the match is over after hand {h + 1}, but {len(case.hands)} hands are given")
+        if match is not None and not match.is_over:
+            raise ReplayError("$.hands", f"the match is not over after {len(case.hands)} hand(s)")
+        hand = self.hand
+        assert hand is not None
+        if case.kind == "perft" and hand.is_over:
+            raise ReplayError("$.hands[0].moves", "a perft case counts from a decision, but the hand is over")
+        if case.kind != "game" and not hand.is_over:
+            events.append(legal_event(hand))
+        if case.probe is not None:
+            self._check_probe(hand)
+        return events
+
+    def _check_probe(self, hand: Hand) -> None:
+        probe = self.case.probe
+        reason, why = probe_reason(hand, probe.move)
+        if reason is None:
+            raise ReplayError("$.probe.move", "the probe move is legal here")
+        if reason != probe.reason:
+            raise ReplayError("$.probe.reason", f"the probe move is refused as {reason} ({why}), not {probe.reason}")
+
+
+def probe_reason(hand: Hand, move: str | Mapping[str, Any]) -> tuple[str | None, str]:
+    """The reason class (docs/conformance-contract.md) for which the engine refuses `move`,
+    and the engine's words; `(None, "")` if the move is legal."""
+    from escoba.notation import move_from_wire, parse_move
+
+    deck = hand.rules.deck
+    try:
+        parsed = parse_move(move, deck) if isinstance(move, str) else move_from_wire(move, deck)
+    except NotationError as e:
+        return "malformed", e.message
+    if hand.is_over:
+        return "hand_over", "the hand is over"
+    if parsed in hand.legal_moves():
+        return None, ""
+    why = hand.why_illegal(parsed) or "not a legal move here"
+    return reason_class(hand, parsed), why
+
+
+def reason_class(hand: Hand, move: Move) -> str:
+    """Which rule an illegal move breaks, checked in the order a player would notice."""
+    if hand.is_over:
+        return "hand_over"
+    if move.card not in hand.hands[hand.to_play]:
+        return "not_in_hand"
+    if any(c not in hand.table for c in move.take):
+        return "not_on_table"
+    if move.take:
+        return "wrong_sum"
+    return "compulsory"
+
+
+def expected_events(case) -> list[dict]:  # type: ignore[no-untyped-def]
+    """What a conforming engine must produce for `case` (plus the runner's legal events)."""
+    return Replay(case).run()
+
+
+def perft(hand: Hand, depth: int) -> int:
+    """Distinct play sequences of `depth` plays from this position; a sequence that ends the
+    hand sooner counts once. The hand is not changed."""
+    if depth == 0 or hand.is_over:
+        return 1
+    snapshot = hand.to_json()
+    total = 0
+    for move in hand.legal_moves():
+        child = Hand.from_json(hand.rules, snapshot, record=False)
+        child.apply(move)
+        total += perft(child, depth - 1)
+    return total
+
+
+def perft_count(case) -> int:  # type: ignore[no-untyped-def]
+    replay = Replay(case)
+    replay.run()
+    assert replay.hand is not None and case.perft is not None
+    return perft(replay.hand, case.perft.depth)
