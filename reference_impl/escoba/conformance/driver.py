@@ -194,7 +194,8 @@ class Driver:
         self._record([{"event": "perft", "depth": depth, "count": self._walk(line, depth)}])
 
     def _walk(self, path: list[Play], depth: int) -> int:
-        """Distinct sequences of `depth` more plays from the position after `path`.
+        """Distinct sequences of `depth` more plays from the position after `path`; a sequence
+        that ends the hand sooner counts once (as in `escoba.transcript.record.perft`).
 
         The protocol has no undo, so each position is reached by replaying from the deal; the
         last level counts the legal moves without playing them (perft's bulk count).
@@ -205,6 +206,8 @@ class Driver:
         for move in path:
             self._ask(move, f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
         moves = self._legal().moves
+        if not moves:  # the hand is over
+            return 1
         if depth == 1:
             return len(moves)
         return sum(self._walk([*path, Play(m["card"], tuple(m["take"]))], depth - 1) for m in moves)

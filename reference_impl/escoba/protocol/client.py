@@ -17,7 +17,6 @@ The subprocess session expects misbehaviour (the lessons of Bowtie and toml-test
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import signal
@@ -155,10 +154,10 @@ class SubprocessSession:
         if self._dead is not None:
             raise self._dead
         self._next_id += 1
-        message = request.to_json(self._next_id)
+        message, line = request.encode(self._next_id)
         deadline = time.monotonic() + self.timeout
         try:
-            self._write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n", deadline, message)
+            self._write(line, deadline, message)
             line = self._read_line(deadline, message)
             return parse_reply(message, decode_line(line, message))
         except EngineFailure as failure:

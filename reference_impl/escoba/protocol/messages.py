@@ -46,6 +46,11 @@ class Request:
         body = {k: v for k, v in self.__dict__.items()}
         return {"id": id, "cmd": self.cmd, **body}
 
+    def encode(self, id: int) -> tuple[dict[str, Any], bytes]:
+        """The message and its line, newline included."""
+        message = self.to_json(id)
+        return message, json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+
 
 @dataclass(frozen=True)
 class Hello(Request):
@@ -63,6 +68,38 @@ class Start(Request):
     dealer: int
     decks: Sequence[Sequence[str]]
     target: int | None = None
+
+    def encode(self, id: int) -> tuple[dict[str, Any], bytes]:
+        # The ruleset is most of the line and the same for every start of a run: serialise it
+        # once (perft cases replay from `start` hundreds of times).
+        message = {"id": id, "cmd": "start"}
+        rest = {"players": self.players, "dealer": self.dealer, "decks": self.decks, "target": self.target}
+        line = (
+            json.dumps(message, separators=(",", ":"))[:-1]
+            + ',"ruleset":'
+            + ruleset_json(self.ruleset)
+            + ","
+            + json.dumps(rest, separators=(",", ":"))[1:]
+        )
+        return message, line.encode("utf-8") + b"\n"
+
+    def to_json(self, id: int) -> dict[str, Any]:
+        return {"id": id, "cmd": "start", "ruleset": self.ruleset, "players": self.players,
+                "dealer": self.dealer, "decks": self.decks, "target": self.target}  # fmt: skip
+
+
+_RULESET_JSON: dict[int, tuple[Mapping[str, Any], str]] = {}
+
+
+def ruleset_json(doc: Mapping[str, Any]) -> str:
+    """`json.dumps(doc)`, remembered per document object (kept alive by the cache itself, so
+    an id is never reused while its entry exists)."""
+    hit = _RULESET_JSON.get(id(doc))
+    if hit is None or hit[0] is not doc:
+        if len(_RULESET_JSON) > 256:
+            _RULESET_JSON.clear()
+        hit = _RULESET_JSON[id(doc)] = (doc, json.dumps(doc, separators=(",", ":")))
+    return hit[1]
 
 
 @dataclass(frozen=True)
