@@ -130,6 +130,7 @@ class Point:
     meaning: Any = field(compare=False)
     citation: Citation | None = field(default=None, compare=False)
     written: bool = True  # False: the key is absent and the engine default applies
+    path: str | None = field(default=None, compare=False)  # JSON path of the value, when written
 
 
 # --------------------------------------------------------------------------- formatting
@@ -344,6 +345,7 @@ def extract(doc: Mapping[str, Any]) -> list[Point]:
                 meaning=spec.meaning(value, doc),
                 citation=_provenance(doc, spec.section, spec.key),
                 written=written,
+                path=f"$.{spec.section}.{spec.key}" if written else None,
             )
         )
     scoring = _scoring_points(doc, meanings)
@@ -364,25 +366,32 @@ def _scoring_points(doc: Mapping[str, Any], meanings: _Meanings) -> list[Point]:
         citation = Citation.of(cat.get("provenance"), f"$.scoring.categories[{index}].provenance")
         award = dict(cat.get("award") or {})
         policy = award.get("policy")
+        at = f"$.scoring.categories[{index}]"
         points.append(
-            Point("scoring", f"scoring.{cid}", f"{cid}: category", {"id": cid, "title": title}, title, True, citation)
-        )
+            Point("scoring", f"scoring.{cid}", f"{cid}: category", {"id": cid, "title": title}, title, True, citation,
+                  path=at)
+        )  # fmt: skip
         points.append(
             Point("scoring", f"scoring.{cid}.award", f"{cid}: award", award, award_text(award, meanings),
-                  award_meaning(award, meanings), citation)
+                  award_meaning(award, meanings), citation, path=f"{at}.award")
         )  # fmt: skip
         if "measure" in cat and policy != "holder":
             canonical = meanings.measure(cat["measure"])
             points.append(
-                Point("scoring", f"scoring.{cid}.measure", f"{cid}: measure", cat["measure"], canonical, canonical, citation)
-            )
+                Point("scoring", f"scoring.{cid}.measure", f"{cid}: measure", cat["measure"], canonical, canonical,
+                      citation, path=f"{at}.measure")
+            )  # fmt: skip
         pts = _number(cat.get("points", 1))
-        points.append(Point("scoring", f"scoring.{cid}.points", f"{cid}: points", pts, str(pts), pts, citation, "points" in cat))
+        points.append(
+            Point("scoring", f"scoring.{cid}.points", f"{cid}: points", pts, str(pts), pts, citation, "points" in cat,
+                  path=f"{at}.points" if "points" in cat else at)
+        )  # fmt: skip
     for name, table in sorted((doc.get("values") or {}).items()):
         meaning = tuple(sorted((str(k), _number(v)) for k, v in table.items()))
         points.append(
-            Point("scoring", f"values.{name}", f"values: {name}", dict(table), _values_map_text(table), meaning, None)
-        )
+            Point("scoring", f"values.{name}", f"values: {name}", dict(table), _values_map_text(table), meaning, None,
+                  path=f"$.values.{name}")
+        )  # fmt: skip
     return points
 
 
