@@ -157,7 +157,7 @@ def compare(hands: int, matches: int, seed: int, players: int, bots: tuple[str, 
             )
         )
     rows.append(Row("points.total", "all points", _opt(a.totals, "total"), _opt(b.totals, "total")))
-    rows.append(Row("escobas", "escobas", a.stats.escobas if a.stats else None, b.stats.escobas if b.stats else None))
+    rows.append(Row("escobas", "escobas made", a.stats.escobas if a.stats else None, b.stats.escobas if b.stats else None))
     per_match: list[Row] = []
     ma, mb = a.matches, b.matches
     if ma is not None or mb is not None:

@@ -1,0 +1,193 @@
+"""`escoba diff A B`: which rules differ, and what that does to the score."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from escoba.cli.main import UsageError, add_format_argument
+
+HELP = "compare two rulesets: the rules that differ, the same games scored both ways, and simulations"
+DESCRIPTION = """\
+Three views of two rulesets A and B (bundled ids or files):
+
+1. the rules that differ, read off the resolved documents and grouped by concern (deck,
+   players & turn, deal, opening table, capture, leftovers, scoring, match), each with
+   both sides' citation (status · source, ← where it is inherited from). Measures are
+   compared by meaning, categories by id; comments, titles, moved keys and citations
+   alone are not differences;
+2. the same games scored both ways: hands played under A by seeded bots (or the hands
+   of a golden transcript) are replayed move by move under B, and each category's points
+   are compared: how many moved, from which side to which, how often the hand's winner
+   changes. Hands that cannot be replayed under B (a move B forbids, a different opening
+   table, deal or turn order) are counted with the first reason;
+3. each ruleset on its own from the same seeds: mean points per hand per category,
+   escobas per hand, hands per match and match wins, with 95% intervals; differences
+   whose intervals overlap are reported as within noise.
+
+Hand i is dealt and played exactly as `escoba simulate` plays its hand i; --jobs J gives
+the numbers of --jobs 1. --hands 0 shows the rules only. The exit status is 0 whether or
+not the rulesets differ; 2 for a bad argument or a missing ruleset, 1 for an invalid one."""
+EPILOG = """\
+examples:
+  escoba diff da sv                                     2,000 hands, 2 players, random bots
+  escoba diff da sv --hands 10000 --jobs 2              more hands, two processes, same numbers
+  escoba diff de fr --players 4 --format markdown       for pasting into an issue
+  escoba diff da spec/house/escoba-doble.yaml --plot doble.png
+  escoba diff sv sv-house.yaml --hands 0                the rules only
+  escoba diff da sv --transcript conformance/cases/generated/da.2p.1.json
+  escoba diff base de --bots greedy --format json       for tools"""
+
+DEFAULT_HANDS = 2000
+MATCH_SHARE = 20  # one match per this many hands: a match is ~6 hands, so matches cost a third of the hands
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", metavar="A", help="ruleset A: a bundled id or a file")
+    parser.add_argument("b", metavar="B", help="ruleset B: a bundled id or a file")
+    parser.add_argument("--hands", type=int, default=DEFAULT_HANDS, metavar="N",
+                        help=f"hands per view (default {DEFAULT_HANDS}; 0: the rules only)")  # fmt: skip
+    parser.add_argument("--matches", type=int, metavar="M",
+                        help=f"matches per ruleset for hands per match and wins (default hands/{MATCH_SHARE})")  # fmt: skip
+    parser.add_argument("--players", type=int, metavar="N",
+                        help="players at the table (default 2 if both rulesets allow it)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
+    parser.add_argument("--bots", default="random", metavar="NAME[,NAME…]",
+                        help="bot per seat, repeated round the table (default random)")  # fmt: skip
+    parser.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes; 0 = one per CPU (default 1)")
+    parser.add_argument("--transcript", metavar="FILE",
+                        help="rescore the hands of golden transcript cases (a case file or a folder) instead of bot games")  # fmt: skip
+    add_format_argument(parser, ("text", "json", "markdown"))
+    parser.add_argument("--plot", metavar="FILE", help="also draw points per category, A beside B (needs escoba[plot])")
+
+
+def run(args: argparse.Namespace) -> int:
+    from escoba.diff.report import PlotUnavailable, check_plot
+
+    if args.plot:
+        try:
+            check_plot()  # before any work: a missing extra should not cost a simulation
+        except PlotUnavailable as error:
+            print(f"escoba diff: {error}", file=sys.stderr)
+            return 2
+    report = build(args)
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        from escoba.diff.report import render
+
+        print(render(report, markdown=args.format == "markdown"), end="")
+    if args.plot:
+        from escoba.diff.report import plot
+
+        try:
+            plot(report, args.plot)
+        except OSError as error:
+            raise UsageError(f"cannot write {args.plot}: {error.strerror or error}") from None
+        print(f"chart written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def build(args: argparse.Namespace) -> Any:
+    """The report for parsed arguments (tests call this directly)."""
+    from escoba.diff.compare_sim import Simulated, compare
+    from escoba.diff.report import Games, Report
+    from escoba.diff.rescore import Replayer
+    from escoba.diff.runner import Job, replay
+    from escoba.diff.runner import run as run_hands
+    from escoba.diff.structural import diff_rulesets
+    from escoba.rules import load_resolved
+    from escoba.rules.compile import compile_rules
+    from escoba.simulate import Stats, simulate_matches
+
+    resolved_a, resolved_b = load_resolved(args.a), load_resolved(args.b)
+    structural = diff_rulesets(resolved_a, resolved_b)
+    if args.hands < 0:
+        raise UsageError(f"--hands must be 0 or more, got {args.hands}")
+    if args.hands == 0 and args.transcript is None:
+        return Report(structural, None, None, None)
+    rules_a, rules_b = compile_rules(resolved_a.doc), compile_rules(resolved_b.doc)
+    players, bots, jobs = _arguments(rules_a, rules_b, args)
+    matches = args.matches if args.matches is not None else (max(1, args.hands // MATCH_SHARE) if args.hands else 0)
+    if matches < 0:
+        raise UsageError(f"--matches must be 0 or more, got {matches}")
+    job = Job(resolved_a.doc, resolved_b.doc, players, args.seed, bots)
+
+    part = run_hands(job, args.hands, jobs, rules=(rules_a, rules_b)) if args.hands else None
+    rescored = Replayer(rules_a, rules_b, players).shortcut
+    if args.transcript is not None:
+        hands = _transcript_hands(args.transcript, rules_a)
+        tally = replay(job, hands, (rules_a, rules_b))
+        t_players = hands[0].players if hands else players
+        games = Games("transcript", len(hands), t_players, args.seed, bots, args.transcript,
+                      Replayer(rules_a, rules_b, t_players).shortcut)  # fmt: skip
+    else:
+        assert part is not None
+        tally = part.tally
+        games = Games("bots", args.hands, players, args.seed, bots, None, rescored)
+
+    simulation = None
+    if part is not None:
+        sim_a = Simulated(
+            Stats.from_accumulator(rules_a, players, args.seed, bots, part.acc_a),
+            part.totals_a,
+            simulate_matches(rules_a, matches, players, args.seed, bots, jobs) if matches else None,
+        )
+        if part.acc_b is not None:
+            sim_b = Simulated(
+                Stats.from_accumulator(rules_b, players, args.seed, bots, part.acc_b),
+                part.totals_b,
+                simulate_matches(rules_b, matches, players, args.seed, bots, jobs) if matches else None,
+            )
+        else:
+            counts = ", ".join(map(str, rules_b.player_counts))
+            sim_b = Simulated(None, None, None, f"{rules_b.id} is played by {counts} players, not {players}")
+        simulation = compare(args.hands, matches, args.seed, players, bots, sim_a, sim_b)
+    return Report(structural, games, tally, simulation)
+
+
+def _arguments(rules_a: Any, rules_b: Any, args: argparse.Namespace) -> tuple[int, tuple[str, ...], int]:
+    from escoba.cli.simulate import check_arguments
+
+    players = args.players
+    if players is None:
+        common = [c for c in rules_a.player_counts if c in rules_b.player_counts]
+        players = 2 if 2 in common else (common[0] if common else None)
+    # Players are checked against A only: hands are played under A, and B's refusal of the
+    # player count is itself a result (no hand replays, B is not simulated).
+    return check_arguments(rules_a, players, args.bots, args.jobs)
+
+
+def _transcript_hands(path: str, rules_a: Any) -> list[Any]:
+    """The hands of the game cases in `path` whose ruleset is A, played again under A."""
+    from pathlib import Path
+
+    from escoba.diff.rescore import record
+    from escoba.engine.hand import Hand
+    from escoba.errors import EscobaError
+    from escoba.transcript import load_cases
+
+    if not Path(path).exists():
+        raise UsageError(f"no such transcript file or folder: {path}")
+    cases = [c for c in load_cases(path, replay=False) if c.kind == "game"]
+    mine = [c for c in cases if c.ruleset == rules_a.id]
+    if not mine:
+        found = sorted({c.ruleset for c in cases})
+        raise UsageError(
+            f"{path} has no game of {rules_a.id}"
+            + (f" (its games are of {', '.join(found)}: compare with 'escoba diff {found[0]} …')" if found else "")
+        )
+    hands = []
+    for case in mine:
+        dealer = case.dealer
+        for h in range(len(case.hands)):
+            hand = Hand(rules_a, case.players, dealer, case.deck_orders(h), record=False)
+            moves = iter(case.moves(h))
+            try:
+                hands.append(record(hand, f"{case.id} hand {h}", lambda _hand: next(moves)))
+            except (EscobaError, StopIteration) as error:
+                raise UsageError(f"{case.id} hand {h} does not replay under {rules_a.id}: {error}") from None
+            dealer = (dealer + rules_a.next_dealer_offset) % case.players
+    return hands
