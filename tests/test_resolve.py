@@ -162,3 +162,13 @@ def test_parent_is_not_changed_by_resolving_a_child(tmp_path: Path) -> None:
     """Resolving a child never alters the cached parent (no inherited_from leaks into base)."""
     _resolve(tmp_path, "dsl: 1\nextends: base\n")
     assert "inherited_from" not in load_resolved("base").doc["capture"]["provenance"]["target"]
+
+
+def test_a_value_changed_without_a_citation_loses_the_parents_citation(tmp_path: Path) -> None:
+    """velo `points: 2` with no provenance must not keep da's quote for one point; it says who set it."""
+    doc = _resolve(tmp_path, "dsl: 1\nid: mine\nextends: da\nscoring:\n  categories:\n    - {id: velo, points: 2}\n"
+                   "capture:\n  compulsory: optional\n").doc
+    assert _category(doc, "velo")["provenance"] == {"status": "house", "source": "house", "note": "set by mine without a citation"}
+    assert doc["capture"]["provenance"]["compulsory"]["note"] == "set by mine without a citation"
+    assert doc["capture"]["provenance"]["target"]["inherited_from"] == "da"
+    assert _category(doc, "cards")["provenance"]["inherited_from"] == "da"

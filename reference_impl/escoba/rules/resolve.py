@@ -139,6 +139,8 @@ def resolve(chain: list[Document]) -> Resolved:
             _mark_inherited(doc, positions, ids[-1])
         merger = _Merger(link, ids[-1] if ids else None, problems)
         doc, positions = merger.top(doc, positions, ids)
+        if ids:
+            _uncite_changes(doc, positions, link)
         ids.append(ruleset_id(link))
     if problems:
         raise RulesetError(problems)
@@ -168,6 +170,46 @@ def _mark_inherited(doc: dict[str, Any], positions: dict[str, Pos], parent: str)
             path = join(parts)
             if path in positions:
                 positions[child_path(path, "inherited_from")] = positions[path]
+
+
+def _uncite_changes(doc: dict[str, Any], positions: dict[str, Pos], link: Document) -> None:
+    """A value a file changes without citing anything is no longer what the parent's citation
+    says: `points: 2` on the velo must not show the Danish page's quote for one point. Such a
+    citation is replaced by one saying who set the value (house rules may leave provenance out;
+    source rulesets may not, and the semantic checks say so)."""
+    child = link.data if isinstance(link.data, dict) else {}
+    own = ruleset_id(link)
+
+    def uncited(path: str) -> dict[str, Any]:
+        return {"status": "house", "source": "house", "note": f"set by {own} without a citation"}
+
+    def replace(holder: dict[str, Any], key: str, path: str, where: str) -> None:
+        holder[key] = uncited(path)
+        pos = link.positions.get(where) or positions.get(path)
+        if pos is not None:
+            for field in ("", ".status", ".source", ".note"):
+                positions[path + field] = pos
+
+    for section, body in child.items():
+        merged = doc.get(section)
+        if not isinstance(body, dict) or not isinstance(merged, dict):
+            continue
+        given = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
+        cited = merged.get("provenance")
+        for key in body:
+            if key != "provenance" and key not in given and isinstance(cited, dict) and key in cited:
+                replace(cited, key, join((section, "provenance", key)), child_path(child_path("$", section), key))
+    scoring = child.get("scoring")
+    items = scoring.get("categories") if isinstance(scoring, dict) else None
+    merged_items = doc.get("scoring", {}).get("categories", [])
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict) or "provenance" in item or item.get("remove") is True:
+            continue
+        if not set(item) - {"id", "remove"}:
+            continue
+        for j, target in enumerate(merged_items):
+            if isinstance(target, dict) and target.get("id") == item.get("id") and "provenance" in target:
+                replace(target, "provenance", join(("scoring", "categories", j, "provenance")), item_path("$.scoring.categories", i))
 
 
 class _Merger:
