@@ -41,7 +41,7 @@ examples:
   escoba diff base de --bots greedy --format json       for tools"""
 
 DEFAULT_HANDS = 2000
-MATCH_SHARE = 20  # one match per this many hands: a match is ~6 hands, so matches cost a third of the hands
+MATCH_SHARE = 40  # one match per this many hands: a match is 6 to 9 hands, so matches cost a fifth of the hands
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +100,7 @@ def build(args: argparse.Namespace) -> Any:
     from escoba.diff.structural import diff_rulesets
     from escoba.rules import load_resolved
     from escoba.rules.compile import compile_rules
-    from escoba.simulate import Stats, simulate_matches
+    from escoba.simulate import Stats
 
     resolved_a, resolved_b = load_resolved(args.a), load_resolved(args.b)
     structural = diff_rulesets(resolved_a, resolved_b)
@@ -115,7 +115,7 @@ def build(args: argparse.Namespace) -> Any:
         raise UsageError(f"--matches must be 0 or more, got {matches}")
     job = Job(resolved_a.doc, resolved_b.doc, players, args.seed, bots)
 
-    part = run_hands(job, args.hands, jobs, rules=(rules_a, rules_b)) if args.hands else None
+    part = run_hands(job, args.hands, jobs, rules=(rules_a, rules_b), matches=matches) if args.hands else None
     rescored = Replayer(rules_a, rules_b, players).shortcut
     if args.transcript is not None:
         hands = _transcript_hands(args.transcript, rules_a)
@@ -133,13 +133,13 @@ def build(args: argparse.Namespace) -> Any:
         sim_a = Simulated(
             Stats.from_accumulator(rules_a, players, args.seed, bots, part.acc_a),
             part.totals_a,
-            simulate_matches(rules_a, matches, players, args.seed, bots, jobs) if matches else None,
+            part.matches_a,
         )
         if part.acc_b is not None:
             sim_b = Simulated(
                 Stats.from_accumulator(rules_b, players, args.seed, bots, part.acc_b),
                 part.totals_b,
-                simulate_matches(rules_b, matches, players, args.seed, bots, jobs) if matches else None,
+                part.matches_b,
             )
         else:
             counts = ", ".join(map(str, rules_b.player_counts))
