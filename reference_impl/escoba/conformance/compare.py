@@ -191,7 +191,8 @@ def _diff(e: Any, o: Any, path: str, out: list[FieldDiff]) -> None:
 
 def _is_set_like(e: list, o: list) -> bool:
     # Lists of moves or of cards read best as "missing / extra", not position by position.
-    return bool(e) and all(isinstance(x, (dict, str)) for x in (*e, *o)) and sorted(map(_key, e)) == sorted(map(_key, o))
+    items = (*e, *o)
+    return bool(items) and all(isinstance(x, str) or (isinstance(x, dict) and "card" in x) for x in items)
 
 
 def _key(value: Any) -> str:

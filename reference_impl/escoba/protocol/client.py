@@ -201,7 +201,15 @@ class SubprocessSession:
                     f"{message['cmd']}: reply line longer than {self.max_line} bytes (stopped reading)", request=message
                 )
             left = deadline - time.monotonic()
-            if left <= 0 or not self._readable.select(left):
+            # Wake up now and then: an engine that exited while a child of its own still holds
+            # the pipe open never sends end-of-file, and is a crash, not a timeout.
+            if left <= 0 or not self._readable.select(min(left, 0.2)):
+                if self.proc.poll() is not None:
+                    raise EngineCrashed(
+                        f"{message['cmd']}: the engine exited with status {self.proc.returncode} before answering"
+                        " (a process it started still holds its output open)",
+                        returncode=self.proc.returncode, request=message,
+                    )  # fmt: skip
                 if time.monotonic() >= deadline:
                     raise EngineTimedOut(f"{message['cmd']}: no reply within {self.timeout:g} s", request=message)
                 continue

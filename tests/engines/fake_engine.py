@@ -1,0 +1,116 @@
+"""A protocol engine that misbehaves on demand (after Bowtie's fake implementations).
+
+    python tests/engines/fake_engine.py MODE [--after N] [--pidfile FILE]
+
+It is the reference engine until the moment its MODE strikes; `--after N` lets N `play`
+requests through first (mid-hand), otherwise it strikes at the first `start`. Modes:
+
+    exit-at-once    exit before reading anything
+    exit            exit (status 3) instead of answering
+    hang            stop answering and sleep forever
+    slow            answer, but only after --delay seconds
+    huge-line       answer with a 10 MB line
+    binary          answer with a line of binary bytes
+    not-json        answer with a line of text
+    wrong-id        answer with another request's id
+    lie             answer `ok: true` without the fields the request calls for
+    refuse          answer `ok: false` (kind internal)
+    stderr-flood    write --flood MB to stderr, then answer correctly (must pass)
+    fork-hang       start a child that keeps stdout open and hangs, then exit; the child's pid
+                    goes to --pidfile, so a test can check that nothing is left behind
+    two-players     the reference engine declaring only two-player features
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode")
+    parser.add_argument("--after", type=int, default=None, help="plays answered before striking")
+    parser.add_argument("--delay", type=float, default=5.0)
+    parser.add_argument("--flood", type=float, default=8.0, help="megabytes of stderr")
+    parser.add_argument("--pidfile")
+    args = parser.parse_args()
+    if args.mode == "exit-at-once":
+        return 2
+    from escoba.protocol.features import FEATURES
+    from escoba.protocol.server import ReferenceEngine
+
+    engine = ReferenceEngine()
+    if args.mode == "two-players":
+        engine.features = [f for f in FEATURES if f not in ("players:3", "players:4")]
+    out = sys.stdout.buffer
+    plays = 0
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        reply = engine.handle(request)
+        cmd = request.get("cmd")
+        plays += cmd == "play"
+        strike = args.mode != "two-players" and (
+            (cmd == "play" and args.after is not None and plays > args.after)
+            or (cmd == "start" and args.after is None)
+        )
+        if strike:
+            reply = misbehave(args, request, reply, out)
+        if reply is not None:
+            out.write(json.dumps(reply).encode() + b"\n")
+            out.flush()
+        if cmd == "quit":
+            return 0
+    return 0
+
+
+def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict | None:  # type: ignore[no-untyped-def]
+    mode = args.mode
+    if mode == "exit":
+        sys.exit(3)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "slow":
+        time.sleep(args.delay)
+        return reply
+    if mode == "huge-line":
+        out.write(b'{"id": 1, "junk": "' + b"x" * 10_000_000 + b'"}\n')
+        out.flush()
+        time.sleep(3600)  # the runner must stop reading after its cap, not wait for more
+    if mode == "binary":
+        out.write(bytes(range(256)) * 4 + b"\n")
+        out.flush()
+        return None
+    if mode == "not-json":
+        out.write(b"Traceback (most recent call last): oops\n")
+        out.flush()
+        return None
+    if mode == "wrong-id":
+        return {**reply, "id": request["id"] + 1000}
+    if mode == "lie":
+        return {"id": request["id"], "ok": True}
+    if mode == "refuse":
+        return {"id": request["id"], "ok": False, "error": {"kind": "internal", "message": "not today"}}
+    if mode == "stderr-flood":
+        chunk = b"noise " * 10_000 + b"\n"
+        for _ in range(int(args.flood * 1_000_000 / len(chunk))):
+            sys.stderr.buffer.write(chunk)
+        sys.stderr.buffer.flush()
+        return reply
+    if mode == "fork-hang":
+        pid = os.fork()
+        if pid == 0:  # the child keeps the inherited stdout open and never writes
+            time.sleep(3600)
+            os._exit(0)
+        if args.pidfile:
+            with open(args.pidfile, "w") as f:
+                f.write(str(pid))
+        os._exit(0)
+    raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
