@@ -303,11 +303,14 @@ def test_jobs_give_the_numbers_of_one_job(monkeypatch):
 
 
 def test_overlapping_intervals_are_within_noise(capsys):
-    """A figure whose 95% intervals overlap is reported as within noise, not as a difference."""
+    """Overlapping 95% intervals are within noise; identical figures are the same; apart is higher or lower."""
     data = run_json(capsys, "da", "escoba-doble", "--hands", "200", "--matches", "2")
     rows = {r["key"]: r for r in data["simulation"]["per_hand"]}
-    assert rows["points.cards"]["verdict"] == "within noise"
+    assert rows["points.cards"]["verdict"] == "same"  # the same games, scored alike
     assert rows["points.escobas"]["verdict"] == "higher under B"
+    data = run_json(capsys, "da", "sv", "--hands", "200", "--matches", "2")
+    rows = {r["key"]: r for r in data["simulation"]["per_hand"]}
+    assert rows["points.cards"]["verdict"] == "within noise"  # other deals (sv turns the table first), same rule
     assert rows["points.primera"]["a"]["ci95"][0] <= rows["points.primera"]["a"]["mean"]
 
 

@@ -77,7 +77,7 @@ class Row:
 
     @property
     def verdict(self) -> str:
-        """`within noise`, `higher under B`, `lower under B`, `only A`, `only B` or `—`."""
+        """`same`, `within noise`, `higher under B`, `lower under B`, `only A`, `only B` or `—`."""
         a, b = self.a, self.b
         if a is None and b is None:
             return "—"
@@ -85,6 +85,8 @@ class Row:
             return "only A"
         if a is None:
             return "only B"
+        if (a.mean, a.half) == (b.mean, b.half):
+            return "same"  # the very same hands scored alike: not even noise
         if a.half is None or b.half is None:
             return "within noise" if a.mean == b.mean else ("higher under B" if b.mean > a.mean else "lower under B")
         if a.mean == b.mean or (a.low <= b.high and b.low <= a.high):  # type: ignore[operator]
