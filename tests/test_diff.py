@@ -257,6 +257,14 @@ def test_fr_to_de_names_the_differing_opening_table():
     assert "stays on the table under fr, it is set aside under de" in t.examples["opening"][0]
 
 
+def test_partners_against_individuals_compare_all_sides_together():
+    """de → fr at four: partners under de, each alone under fr; no flows, and a partner's win is still a win."""
+    t = tally_of("de", "fr", 40, players=4).tally
+    assert not t.same_sides and t.replayed > 0
+    assert all(not flows for flows in t.flows)
+    assert t.winner_changed < t.replayed
+
+
 def test_a_player_count_b_does_not_allow_replays_no_hand(tmp_path, capsys):
     """B without four-player games: no hand replays (reason given) and B is not simulated."""
     duel = house(tmp_path, "duel", """\

@@ -319,7 +319,7 @@ class Tally:
                 cell[1] += moved
         self.total_a += sum(a_hand.points)
         self.total_b += sum(outcome.points)
-        if _winner(a_hand.points, a_hand.side_of) != _winner(outcome.points, outcome.side_of):
+        if _winner_changed(_winner(a_hand.points, a_hand.side_of), _winner(outcome.points, outcome.side_of)):
             self.winner_changed += 1
 
     def merge(self, other: "Tally") -> "Tally":
@@ -371,6 +371,14 @@ def _winner(points: Sequence[int], side_of: Sequence[int]) -> frozenset[int] | N
     if len(leaders) != 1:
         return None
     return frozenset(seat for seat, side in enumerate(side_of) if side == leaders[0])
+
+
+def _winner_changed(a: frozenset[int] | None, b: frozenset[int] | None) -> bool:
+    """A change of winner; with different sides (partners under A, each alone under B) the
+    winner is the same when one winning set of seats contains the other."""
+    if a is None or b is None:
+        return (a is None) != (b is None)
+    return not (a <= b or b <= a)
 
 
 def category_union(a: Rules, b: Rules) -> tuple[str, ...]:
