@@ -90,7 +90,8 @@ class Hand:
         rules = self.rules
         for _ in range(MAX_REDEALS):
             self._take_deck()
-            self._emit({"event": "hand_start", "dealer": self.dealer, "leader": self.leader, "players": self.players})
+            if self.events is not None:  # not even built when not recording: simulations deal millions
+                self._emit({"event": "hand_start", "dealer": self.dealer, "leader": self.leader, "players": self.players})
             if rules.table_first:
                 self._deal_table()
                 self._deal_round()
@@ -121,7 +122,8 @@ class Hand:
 
     def _deal_table(self) -> None:
         self.table = self._draw(self.rules.table_size)
-        self._emit({"event": "table", "cards": self._codes(self.table)})
+        if self.events is not None:
+            self._emit({"event": "table", "cards": self._codes(self.table)})
 
     def _seats_from_leader(self) -> list[int]:
         step, n = self.rules.direction, self.players
@@ -139,7 +141,8 @@ class Hand:
                 self.hands[order[i % self.players]].append(self._draw(1)[0])
         else:
             raise EscobaError(f"{left} cards left cannot be dealt in rounds of {rules.hand_size}")
-        self._emit({"event": "deal", "hands": [self._codes(h) for h in self.hands]})
+        if self.events is not None:
+            self._emit({"event": "deal", "hands": [self._codes(h) for h in self.hands]})
 
     def _opening(self) -> bool:
         """Apply the opening-table rule; False when the hand must be dealt again."""
@@ -207,7 +210,7 @@ class Hand:
         else:
             value, target = finder.value, finder.target
             held = sorted(self.hands[self.to_play])
-            sums = finder.sums(table, target - min(value[c] for c in held))
+            sums = finder.sums(table, target - min(map(value.__getitem__, held)))  # map: no generator frame per call
             by_card = [(card, sums.get(target - value[card], ())) for card in held]
         # Built in order (card, then taken cards; a placement `()` sorts before any capture),
         # so the list never needs sorting.
