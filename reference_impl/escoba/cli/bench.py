@@ -23,7 +23,8 @@ base with 2 players, the one row that plays the same game as the baseline.
 
 Then capture enumeration on large random tables of the first ruleset's deck:
 microseconds per finder.captures(card, table) call, cold (a table never seen) and
-memoised (the same table asked again, as every card of a hand does).
+memoised (the same table asked again, as every card of a hand does; the finder keeps
+the last table's subsets).
 
 Figures depend on the machine and its load; compare rows of one run, not runs."""
 EPILOG = """\
@@ -62,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
     names = list(args.rulesets) or bundled_ids()
     loaded = [escoba.load_ruleset(name) for name in names]  # every bad name fails before any timing
     counts = args.players or [2, 3, 4]
-    text = args.format == "text"
-    out = sys.stdout
 
     report: dict[str, Any] = {
         "hands": args.hands,
@@ -72,37 +71,46 @@ def run(args: argparse.Namespace) -> int:
         "implementation": platform.python_implementation(),
         "machine": f"{platform.system()} {platform.machine()}",
     }
-    base_rate = baseline.hands_per_second(args.hands, seed=args.seed)
-    report["baseline"] = {"rules": "base", "players": 2, "hands_per_second": base_rate}
-    if text:
-        out.write(
-            f"escoba bench: {args.hands:,} hands per row, random play, "
-            f"{report['implementation']} {report['python']}, {report['machine']}\n\n"
-            f"hand-written baseline (base rules, 2 players): {base_rate:,.0f} hands/s\n\n"
-        )
-        out.write(f"{'ruleset':<22} {'players':>7} {'hands/s':>9} {'vs baseline':>12}\n")
-        out.flush()
+    jobs = [(rules, n) for rules in loaded for n in counts if n in rules.player_counts]
+    if not jobs:
+        raise UsageError(f"none of these rulesets is played by {' or '.join(map(str, counts))} players")
+    live = sys.stderr.isatty()
+    # The baseline runs before and after the rows and counts as one: on a machine whose load
+    # changes during the run, bracketing keeps the ratio from favouring either side.
+    before = baseline.hands_per_second(args.hands, seed=args.seed)
     rows = []
-    for rules in loaded:
-        for players in counts:
-            if players not in rules.player_counts:
-                continue
-            rate = interpreter_hands_per_second(rules, players, args.hands, seed=args.seed)
-            row = {"ruleset": rules.id, "players": players, "hands_per_second": rate, "vs_baseline": rate / base_rate}
-            rows.append(row)
-            if text:
-                out.write(f"{rules.id:<22} {players:>7} {rate:>9,.0f} {rate / base_rate:>11.2f}×\n")
-                out.flush()
+    for k, (rules, players) in enumerate(jobs, 1):
+        if live:
+            sys.stderr.write(f"\r\033[K{k}/{len(jobs)} {rules.id}, {players} players")
+            sys.stderr.flush()
+        rate = interpreter_hands_per_second(rules, players, args.hands, seed=args.seed)
+        rows.append({"ruleset": rules.id, "players": players, "hands_per_second": rate})
+    after = baseline.hands_per_second(args.hands, seed=args.seed)
+    if live:
+        sys.stderr.write("\r\033[K")
+    base_rate = 2 / (1 / before + 1 / after)  # 2N hands over the time of both runs
+    for row in rows:
+        row["vs_baseline"] = row["hands_per_second"] / base_rate
+    report["baseline"] = {"rules": "base", "players": 2, "hands_per_second": base_rate, "before": before, "after": after}
     report["rulesets"] = rows
-    capture = capture_timings(loaded[0], seed=args.seed)
-    report["capture"] = capture
-    if text:
-        out.write(f"\ncapture enumeration ({capture['ruleset']} deck, finder.captures, µs per call):\n")
-        out.write(f"{'table':>5} {'cold':>9} {'memoised':>9} {'captures/call':>14}\n")
-        for t in capture["tables"]:
-            out.write(f"{t['size']:>5} {t['cold_us']:>9.1f} {t['memo_us']:>9.2f} {t['captures_per_call']:>14.2f}\n")
-    else:
+    report["capture"] = capture = capture_timings(loaded[0], seed=args.seed)
+    if args.format == "json":
         print(json.dumps(report, indent=2))
+        return 0
+    out = sys.stdout
+    out.write(
+        f"escoba bench: {args.hands:,} hands per row, random play, "
+        f"{report['implementation']} {report['python']}, {report['machine']}\n\n"
+        f"hand-written baseline (base rules, 2 players): {base_rate:,.0f} hands/s "
+        f"({before:,.0f} before the rows, {after:,.0f} after)\n\n"
+    )
+    out.write(f"{'ruleset':<22} {'players':>7} {'hands/s':>9} {'vs baseline':>12}\n")
+    for row in rows:
+        out.write(f"{row['ruleset']:<22} {row['players']:>7} {row['hands_per_second']:>9,.0f} {row['vs_baseline']:>11.2f}×\n")
+    out.write(f"\ncapture enumeration ({capture['ruleset']} deck, finder.captures, µs per call):\n")
+    out.write(f"{'table':>5} {'cold':>9} {'memoised':>9} {'captures/call':>14}\n")
+    for t in capture["tables"]:
+        out.write(f"{t['size']:>5} {t['cold_us']:>9.1f} {t['memo_us']:>9.2f} {t['captures_per_call']:>14.2f}\n")
     return 0
 
 
@@ -122,7 +130,7 @@ def interpreter_hands_per_second(rules: Any, players: int, hands: int, seed: int
 
 
 def capture_timings(rules: Any, seed: int = 1, sizes: Sequence[int] = TABLE_SIZES) -> dict[str, Any]:
-    """µs per `finder.captures` call on random tables: first sight of a table, then memoised."""
+    """µs per `finder.captures` call on random tables: first sight of a table, then asked again."""
     from escoba.engine.capture import CaptureFinder
 
     deck = rules.deck
@@ -134,7 +142,7 @@ def capture_timings(rules: Any, seed: int = 1, sizes: Sequence[int] = TABLE_SIZE
         tables.append((size, [rng.sample(list(deck.cards), size + 1) for _ in range(CAPTURE_TABLES)]))
     results = []
     for size, samples in tables:
-        # A fresh finder per size: the cold figure must not profit from another size's memo.
+        # A fresh finder, so that the figures do not depend on what the rules' finder last saw.
         f = rules.finder
         finder = CaptureFinder(f.value, f.is_joker, f.target, f.low, f.high)
         found = 0
@@ -142,14 +150,15 @@ def capture_timings(rules: Any, seed: int = 1, sizes: Sequence[int] = TABLE_SIZE
         for card, *table in samples:
             found += len(finder.captures(card, table))
         cold = (time.perf_counter() - start) / len(samples)
-        hot_tables = samples[:50]  # few enough to stay in the memo, as one position's questions do
-        for card, *table in hot_tables:
+        # Memoised: the same table asked again, as each card of a hand asks about one table.
+        repeat, memo_time, memo_calls = 20, 0.0, 0
+        for card, *table in samples[:200]:
             finder.captures(card, table)
-        repeat = max(1, CAPTURE_TABLES // len(hot_tables))
-        start = time.perf_counter()
-        for _ in range(repeat):
-            for card, *table in hot_tables:
+            start = time.perf_counter()
+            for _ in range(repeat):
                 finder.captures(card, table)
-        memo = (time.perf_counter() - start) / (repeat * len(hot_tables))
+            memo_time += time.perf_counter() - start
+            memo_calls += repeat
+        memo = memo_time / memo_calls
         results.append({"size": size, "cold_us": cold * 1e6, "memo_us": memo * 1e6, "captures_per_call": found / len(samples)})
     return {"ruleset": rules.id, "calls_per_size": CAPTURE_TABLES, "tables": results}
