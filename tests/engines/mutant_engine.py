@@ -1,0 +1,31 @@
+"""Serve one mutant engine over stdin/stdout: `python tests/engines/mutant_engine.py NAME`.
+
+The same JSON-lines protocol as `escoba engine`, with one rule wrong (tests/engines/mutants.py),
+so a mutant can be run through the real subprocess path:
+
+    escoba conformance --engine 'python tests/engines/mutant_engine.py capture-optional'
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mutants import MUTANTS  # noqa: E402
+
+from escoba.protocol.server import serve  # noqa: E402
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or sys.argv[1] not in MUTANTS:
+        print(f"usage: mutant_engine.py NAME\nmutants: {', '.join(sorted(MUTANTS))}", file=sys.stderr)
+        return 2
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but replies on the reply stream
+    return serve(MUTANTS[sys.argv[1]](), sys.stdin.buffer, stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
