@@ -36,7 +36,7 @@ examples:
   escoba diff da sv --hands 10000 --jobs 2              more hands, two processes, same numbers
   escoba diff de fr --players 4 --format markdown       for pasting into an issue
   escoba diff da spec/house/escoba-doble.yaml --plot doble.png
-  escoba diff sv sv-house.yaml --hands 0                the rules only
+  escoba diff fr spec/house/no-opening-escoba.yaml --hands 0   the rules only
   escoba diff da sv --transcript conformance/cases/generated/da.2p.1.json
   escoba diff base de --bots greedy --format json       for tools"""
 
