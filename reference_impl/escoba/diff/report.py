@@ -205,7 +205,7 @@ def _render_rescore(report: Report, out: list[str], heading: Any, para: Any, bla
     a, b = report.structural.a.id, report.structural.b.id
     heading("2. The same games scored both ways")
     if games.kind == "transcript":
-        source = f"{games.hands} hands from {games.transcript}, played under {a}"
+        source = f"{games.hands} hand{'s' if games.hands != 1 else ''} from {games.transcript}, played under {a}"
     else:
         bots = ",".join(games.bots)
         source = f"{games.hands} hands played under {a} by {bots} bots ({games.players} players, seed {games.seed})"
