@@ -380,7 +380,7 @@ def simulate(
     """
     rules, bots = _check(rules, hands, players, bots, jobs, "hands")
     job = (rules.doc, "hands", players, int(seed), tuple(bots), None)
-    acc = _run(job, hands, jobs, progress)
+    acc = _run(rules, job, hands, jobs, progress)
     return Stats.from_accumulator(rules, players, int(seed), bots, acc)
 
 
@@ -403,7 +403,7 @@ def simulate_matches(
     if goal < 1:
         raise EscobaError(f"the target must be a positive number of points, got {goal}")
     job = (rules.doc, "matches", players, int(seed), tuple(bots), goal)
-    acc = _run(job, matches, jobs, progress)
+    acc = _run(rules, job, matches, jobs, progress)
     return MatchStats.from_accumulator(rules, players, int(seed), bots, goal, acc)
 
 
@@ -429,16 +429,16 @@ def _check(rules: Rules | str, count: int, players: int, bots: Sequence[str], jo
 
 
 # A job is (ruleset document, kind, players, seed, bots, target): plain data, so that a worker
-# process can rebuild the compiled rules (closures do not pickle).
+# process can compile the rules again from the document (compiled measures are closures, which
+# do not pickle). The calling process plays with the `Rules` it was given.
 Job = tuple
 
 
-def _run(job: Job, count: int, jobs: int, progress: Progress | None):
+def _run(rules: Rules, job: Job, count: int, jobs: int, progress: Progress | None):
     chunks = [(start, min(start + CHUNK, count)) for start in range(0, count, CHUNK)]
     done = 0
     results: list[Any] = [None] * len(chunks)
     if jobs == 1 or len(chunks) == 1:
-        rules = _compiled(job[0])
         for k, (start, stop) in enumerate(chunks):
             results[k] = _play_range(rules, job, start, stop)
             done += stop - start
@@ -459,17 +459,6 @@ def _run(job: Job, count: int, jobs: int, progress: Progress | None):
     for part in results[1:]:  # chunk order, so that the merge is the same whatever finished first
         total.merge(part)
     return total
-
-
-_compiled_cache: dict[int, tuple[Any, Rules]] = {}
-
-
-def _compiled(doc: Any) -> Rules:
-    hit = _compiled_cache.get(id(doc))
-    if hit is None or hit[0] is not doc:
-        _compiled_cache.clear()
-        hit = _compiled_cache[id(doc)] = (doc, compile_rules(doc))
-    return hit[1]
 
 
 _worker_job: tuple[Rules, Job] | None = None
