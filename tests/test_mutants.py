@@ -2,7 +2,7 @@
 least one golden case, while the reference engine passes them all.
 
 A mutant that survives means a rule point no case pins: the fix is a new golden case, not a
-change here. Cases waiting to move into conformance/cases/ live in tests/engines/extra_cases/.
+change here. Cases waiting to move into conformance/cases/ may wait in tests/engines/extra_cases/ (empty now).
 """
 
 from __future__ import annotations

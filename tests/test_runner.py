@@ -455,3 +455,14 @@ def test_cli_list_shows_cases_and_their_features(capsys):
     assert main(["conformance", "--list", "--ruleset", "sv"]) == 0
     out = capsys.readouterr().out
     assert "table_first" in out and "leader:dealer_left" in out and out.rstrip().endswith("cases")
+
+
+def test_the_documented_minimal_engine_passes_what_it_declares():
+    """docs/examples/minimal_engine.py, run as the docs say, passes every case it declares the
+    features for and is `unsupported` on the rest: the walkthrough stays true."""
+    example = HERE.parent / "docs" / "examples" / "minimal_engine.py"
+    argv = [sys.executable, str(example)]
+    report = Runner(lambda: SubprocessSession(argv, timeout=20)).run([e for e in collect() if e.ruleset in ("fr", "base")])
+    outcomes = {r.outcome for r in report.results}
+    assert outcomes <= {"pass", "unsupported"}, [(r.id, r.outcome, r.message) for r in report.results if r.outcome not in ("pass", "unsupported")]
+    assert "pass" in outcomes and report.engine.name == "minimal-engine"
