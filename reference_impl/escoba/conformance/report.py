@@ -96,7 +96,8 @@ def summary_line(report: RunReport) -> str:
     if new:
         parts.append(f"{new} NEW")
     verdict = "OK" if report.ok else "FAILED"
-    return f"{verdict}: {len(report.results)} cases: {', '.join(parts) or 'none'} ({report.seconds:.1f} s)"
+    total = len(report.results)
+    return f"{verdict}: {total} case{'' if total == 1 else 's'}: {', '.join(parts) or 'none'} ({report.seconds:.1f} s)"
 
 
 def _engine_line(report: RunReport) -> str:
@@ -143,7 +144,7 @@ def _details(r: CaseResult) -> list[str]:
             for f in d.diff:
                 note = f"  ({f.note})" if f.note else ""
                 if f.note and isinstance(f.expected, list):  # missing/extra says it better than two long lists
-                    lines.append(f"    {f.path}:{note}")
+                    lines.append(f"    {f.path}: {f.note}")
                 else:
                     lines.append(f"    {f.path}: expected {_clip(format_value(f.expected), 80)}, observed {_clip(format_value(f.observed), 80)}{note}")
     else:
