@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
 from escoba.cli.main import UsageError, add_format_argument
@@ -118,9 +119,9 @@ def build(args: argparse.Namespace) -> Any:
     part = run_hands(job, args.hands, jobs, rules=(rules_a, rules_b), matches=matches) if args.hands else None
     rescored = Replayer(rules_a, rules_b, players).shortcut
     if args.transcript is not None:
-        hands = _transcript_hands(args.transcript, rules_a)
-        tally = replay(job, hands, (rules_a, rules_b))
-        t_players = hands[0].players if hands else players
+        hands = _transcript_hands(args.transcript, rules_a, args.players)
+        t_players = hands[0].players
+        tally = replay(replace(job, players=t_players), hands, (rules_a, rules_b))
         games = Games("transcript", len(hands), t_players, args.seed, bots, args.transcript,
                       Replayer(rules_a, rules_b, t_players).shortcut)  # fmt: skip
     else:
@@ -160,8 +161,10 @@ def _arguments(rules_a: Any, rules_b: Any, args: argparse.Namespace) -> tuple[in
     return check_arguments(rules_a, players, args.bots, args.jobs)
 
 
-def _transcript_hands(path: str, rules_a: Any) -> list[Any]:
-    """The hands of the game cases in `path` whose ruleset is A, played again under A."""
+def _transcript_hands(path: str, rules_a: Any, players: int | None) -> list[Any]:
+    """The hands of the game cases in `path` whose ruleset is A, played again under A.
+
+    One table size at a time (`--players`, else the first case's), since sides are compared."""
     from pathlib import Path
 
     from escoba.diff.rescore import record
@@ -179,6 +182,10 @@ def _transcript_hands(path: str, rules_a: Any) -> list[Any]:
             f"{path} has no game of {rules_a.id}"
             + (f" (its games are of {', '.join(found)}: compare with 'escoba diff {found[0]} …')" if found else "")
         )
+    size = players if players is not None else mine[0].players
+    mine = [c for c in mine if c.players == size]
+    if not mine:
+        raise UsageError(f"{path} has no {size}-player game of {rules_a.id}")
     hands = []
     for case in mine:
         dealer = case.dealer

@@ -396,6 +396,4 @@ def new_tally(a: Rules, b: Rules, players: int) -> Tally:
 def role_name(role: int, sides: int) -> str:
     if role < 0:
         return "nobody"
-    if role == 0:
-        return "dealer's side" if sides else "dealer"
-    return f"dealer+{role}"
+    return "dealer's side" if role == 0 else f"dealer+{role}"

@@ -168,7 +168,8 @@ def run(
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        if not (job.players in (rules[1] if rules else compile_rules(job.doc_b)).player_counts):
+        rules_b = rules[1] if rules else compile_rules(job.doc_b)
+        if job.players not in rules_b.player_counts:
             which = [w for w in which if w != "b"]
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(job,)) as pool:
             # Matches first: each is one long task, best started while the chunks fill the gaps.

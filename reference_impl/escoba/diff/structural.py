@@ -142,12 +142,9 @@ def _merged_order(first: list[str], second: list[str]) -> list[str]:
         before = next((second[j] for j in range(i - 1, -1, -1) if second[j] in seen), None)
         out.insert(out.index(before) + 1 if before is not None else 0, key)
         seen.add(key)
-    # Keep each concern together whatever the documents' order.
+    # Keep each concern together whatever the documents' order (the sort is stable).
     rank = {cid: n for n, (cid, _) in enumerate(CONCERNS)}
-    concern_of = {}
-    for key in out:
-        concern_of[key] = _concern(key)
-    return sorted(out, key=lambda k: rank[concern_of[k]])
+    return sorted(out, key=lambda k: rank[_concern(k)])
 
 
 def _concern(key: str) -> str:
