@@ -83,6 +83,7 @@ def test_a_category_a_ruleset_does_not_score_is_empty(matrix):
     assert row(matrix, "scoring.primera.award").cells["sv"] is None
     assert row(matrix, "scoring.sevens.award").cells["da"] is None
     assert row(matrix, "scoring.sevens.award").cells["sv"].text == "most (ties: nobody) · 1 pt"
+    assert row(matrix, "scoring.sevens.award").cells["sv"].differs_from_base  # base scores no sevens
 
 
 def test_house_rules_are_marked_house(matrix):

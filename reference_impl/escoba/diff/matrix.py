@@ -113,7 +113,7 @@ class _Locator:
         return self.files.get(pos.file, pos.file), line
 
 
-def _cell(point: Point, locate: _Locator, base: Point | None) -> Cell:
+def _cell(point: Point, locate: _Locator, base: Point | None, compare: bool) -> Cell:
     citation = point.citation
     file, line = locate(citation.path if citation is not None else point.path)
     if file is None and point.path is not None:
@@ -125,7 +125,7 @@ def _cell(point: Point, locate: _Locator, base: Point | None) -> Cell:
         citation=citation,
         file=file,
         line=line,
-        differs_from_base=base is not None and base.meaning != point.meaning,
+        differs_from_base=compare and (base is None or base.meaning != point.meaning),
     )
 
 
@@ -189,7 +189,7 @@ def build(ids: list[str] | None = None) -> Matrix:
         _merge_order(order, [p.key for p in points])
         for p in points:
             labels.setdefault(p.key, (p.concern, p.label))
-            cells[p.key] = _cell(p, locate, base_points.get(p.key) if r.id != "base" else None)
+            cells[p.key] = _cell(p, locate, base_points.get(p.key), bool(base_points) and r.id != "base")
         per_ruleset.append(cells)
         for key, label, cell in _notes(r, locate):
             labels.setdefault(key, (NOTES[0], label))
