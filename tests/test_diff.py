@@ -257,6 +257,13 @@ def test_fr_to_de_names_the_differing_opening_table():
     assert "stays on the table under fr, it is set aside under de" in t.examples["opening"][0]
 
 
+def test_an_opening_table_b_deals_again_is_named():
+    """de → de-redeal: a table de sets aside is dealt again under de-redeal, so that hand does not replay."""
+    t = tally_of("de", "de-redeal", 30).tally
+    assert set(t.failures) == {"opening"} and t.replayed > 0
+    assert t.examples["opening"][0].endswith("is dealt again under de-redeal")
+
+
 def test_partners_against_individuals_compare_all_sides_together():
     """de → fr at four: partners under de, each alone under fr; no flows, and a partner's win is still a win."""
     t = tally_of("de", "fr", 40, players=4).tally

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import DeckError, Hand, Move
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.errors import EscobaError, IllegalMoveError
 from escoba.rules.compile import Rules
@@ -195,8 +195,10 @@ class Replayer:
             return Outcome(None, None, None, "deal", _deal_reason(self.a, b))
         try:
             hand = Hand(b, played.players, played.dealer, [order], record=False)
-        except EscobaError:  # the opening table asks for a redeal that A did not make
+        except DeckError:  # the opening table asks for a redeal that A did not make
             return Outcome(None, None, None, "opening", f"the opening table {_cards(deck, played.deal.table)} is dealt again under {b.id}")
+        except EscobaError as error:  # e.g. a stock B cannot deal in whole rounds
+            return Outcome(None, None, None, "deal", f"the deal differs: {error}")
         if sorted(hand.table) != sorted(played.opening[0]):
             return Outcome(None, None, None, "opening", _opening_reason(self.a, b, played, hand))
         for k, (seat, move) in enumerate(played.moves, 1):
