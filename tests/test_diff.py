@@ -376,7 +376,6 @@ def test_plot_without_matplotlib_says_how_to_install_it(monkeypatch, capsys, tmp
 
 def test_plot_writes_a_chart_when_matplotlib_is_installed(capsys, tmp_path):
     """--plot FILE draws points per category, A beside B."""
-    pytest.importorskip("matplotlib")
     chart = tmp_path / "chart.png"
     assert main(["diff", "da", "sv", "--hands", "30", "--matches", "1", "--plot", str(chart)]) == 0
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -392,12 +391,8 @@ def test_transcript_hands_are_rescored(capsys):
     """--transcript: the hands of golden cases of A are replayed under B instead of bot games."""
     from escoba.transcript import cases_dir, load_cases
 
-    root = cases_dir()
-    if not root.is_dir():
-        pytest.skip("no bundled conformance cases in this checkout")
-    cases = [c for c in load_cases(root, pattern="da.2p.*", replay=False) if c.kind == "game"]
-    if not cases:
-        pytest.skip("no generated two-player game case of da")
+    cases = [c for c in load_cases(cases_dir(), pattern="da.2p.*", replay=False) if c.kind == "game"]
+    assert cases, "the bundled corpus has generated two-player games of da"
     data = run_json(capsys, "da", "sv", "--hands", "0", "--transcript", str(cases[0].path))
     rescore = data["rescore"]
     assert rescore["games"] == "transcript" and rescore["hands"] == len(cases[0].hands)
@@ -408,9 +403,7 @@ def test_a_transcript_of_another_ruleset_is_refused(capsys, tmp_path):
     """--transcript whose games are not of A: exit 2, saying which ruleset they are of."""
     from escoba.transcript import cases_dir, load_cases
 
-    root = cases_dir()
-    cases = [c for c in load_cases(root, pattern="sv.2p.*", replay=False)] if root.is_dir() else []
-    if not cases:
-        pytest.skip("no generated case of sv")
+    cases = load_cases(cases_dir(), pattern="sv.2p.*", replay=False)
+    assert cases, "the bundled corpus has generated games of sv"
     assert main(["diff", "da", "fr", "--hands", "0", "--transcript", str(cases[0].path)]) == 2
     assert "has no game of da" in capsys.readouterr().err
