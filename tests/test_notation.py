@@ -85,6 +85,19 @@ def test_parse_card_and_parse_cards(sv):
     assert parse_cards("", sv) == []
 
 
+def test_a_card_may_be_named_in_many_words():
+    """A house deck's long names ('Big Old King of Gold Coins') are one card, not a cap of words."""
+    from rulebook import base_with
+
+    doc = escoba.load_ruleset("base").doc["deck"]
+    suits = [dict(s, name=n) for s, n in zip(doc["suits"], ["Gold Coins", "Cups", "Swords", "Clubs"])]
+    ranks = [dict(r) for r in doc["ranks"]]
+    ranks[9]["name"] = "Big Old King"
+    deck = base_with(deck__suits=suits, deck__ranks=ranks).deck
+    king = deck.card("rey oros")
+    assert parse_move("7 oros x big old king of gold coins", deck) == Move(deck.card("7♦"), (king,))
+
+
 def test_a_compiled_ruleset_can_stand_for_its_deck():
     """Callers holding `Rules` need not dig out `.deck`."""
     rules = escoba.load_ruleset("base")
@@ -119,6 +132,8 @@ def test_a_compiled_ruleset_can_stand_for_its_deck():
         ("7♦x3♣", "unknown card '7♦x3♣'\n    7♦x3♣\n    ^"),
         ("X1", "unknown card 'X1'\n    X1\n    ^"),
         ("7♦\nx 3♣", "unexpected character '\\n'\n    7♦\ufffdx 3♣\n      ^"),
+        ("\r", "empty move\n    \ufffd\n    ^"),
+        ("7♦ x\tZ♦", "unknown card 'Z♦'\n    7♦ x\ufffdZ♦\n         ^"),
         ("7♦ " * 100, f"move too long: 300 characters, at most {MAX_LENGTH}"),
     ],
 )

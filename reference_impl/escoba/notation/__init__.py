@@ -21,6 +21,7 @@ message). A move that parses but is not legal in a position is the engine's busi
 from __future__ import annotations
 
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -45,7 +46,6 @@ __all__ = [
 ]
 
 MAX_LENGTH = 200  # a move names at most a hand card and a table; 200 characters is plenty
-MAX_WORDS_PER_CARD = 4  # `sota de bastos`, `comodín 1`: the longest spellings the deck accepts
 
 
 # --------------------------------------------------------------------------- syntax tree
@@ -116,7 +116,7 @@ def _tree(text: str, start: str, what: str) -> Any:
         # The text itself is not echoed: it may be anything, of any size.
         raise NotationError(f"{what} too long: {len(text)} characters, at most {MAX_LENGTH}")
     if not text.strip():
-        raise NotationError(f"empty {what}", text, 0)
+        raise NotationError(f"empty {what}", _shown(text), 0)
     try:
         return _Builder().transform(_parser().parse(text, start=start))
     except UnexpectedInput as e:
@@ -126,23 +126,24 @@ def _tree(text: str, start: str, what: str) -> Any:
 def _shown(text: str) -> str:
     """The text as the caret line shows it: a control character (a line break) would tear the
     excerpt apart, so each becomes one visible mark and the columns stay right."""
-    return "".join("\ufffd" if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return "".join("\ufffd" if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
 
 
-def _syntax_error(e: UnexpectedInput, text: str, what: str) -> NotationError:
+def _syntax_error(e: UnexpectedInput, raw: str, what: str) -> NotationError:
+    text = _shown(raw)
     if isinstance(e, UnexpectedCharacters):
-        return NotationError(f"unexpected character {text[e.pos_in_stream]!r}", _shown(text), e.pos_in_stream)
+        return NotationError(f"unexpected character {e.char!r}", text, e.pos_in_stream)
     if not isinstance(e, UnexpectedToken):  # pragma: no cover - LALR with a basic lexer reports tokens
         return NotationError(f"not a {what}", text, 0)
     token, wants_card = e.token, "WORD" in (e.accepts or e.expected)
     if token.type == "$END":
         # Only a trailing 'x' or ',' can leave the parser wanting more.
-        return NotationError("expected a card here", text, len(text.rstrip()))
+        return NotationError("expected a card here", text, len(raw.rstrip()))
     column = token.start_pos
     if token.type == "TAKES":
         if what == "card":
             return NotationError("expected a single card, not a move", text, column)
-        if column == len(text) - len(text.lstrip()):
+        if column == len(raw) - len(raw.lstrip()):
             return NotationError("expected the card played before 'x'", text, column)
         if wants_card:
             return NotationError("unexpected 'x', expected a card here", text, column)
@@ -160,6 +161,25 @@ def _as_deck(deck: Deck | Any) -> Deck:
     return deck if isinstance(deck, Deck) else deck.deck
 
 
+_LONGEST: OrderedDict[int, tuple[Mapping, int]] = OrderedDict()
+
+
+def _longest_name(deck: Deck) -> int:
+    """The most words any spelling of a card has in this deck (`sota de bastos`: 3; a house
+    deck may name a rank `Big Old King`), which bounds how far a card can run.
+
+    Cached by the identity of the deck's spelling table, not by the deck: two decks that differ
+    only in their names compare equal."""
+    lookup = deck._lookup
+    hit = _LONGEST.get(id(lookup))
+    if hit is None or hit[0] is not lookup:
+        hit = (lookup, max((len(key.split()) for key in lookup), default=1))
+        _LONGEST[id(lookup)] = hit
+        if len(_LONGEST) > 64:
+            _LONGEST.popitem(last=False)
+    return hit[1]
+
+
 def _lookup(deck: Deck, words: tuple[Word, ...]) -> int | None:
     try:
         return deck.card(" ".join(w.text for w in words))
@@ -175,8 +195,9 @@ def _cards_of_item(deck: Deck, words: tuple[Word, ...], text: str) -> list[tuple
     splits = [False] * (n + 1)
     splits[n] = True
     starts: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (end word, card), longest first
+    longest = _longest_name(deck)
     for i in range(n - 1, -1, -1):
-        for j in range(min(n, i + MAX_WORDS_PER_CARD), i, -1):
+        for j in range(min(n, i + longest), i, -1):
             card = _lookup(deck, words[i:j])
             if card is not None:
                 starts[i].append((j, card))
@@ -193,7 +214,7 @@ def _cards_of_item(deck: Deck, words: tuple[Word, ...], text: str) -> list[tuple
             try:
                 deck.card(chunk)
             except NotationError as e:
-                raise NotationError(e.message, text, words[i].column) from None
+                raise NotationError(e.message, _shown(text), words[i].column) from None
             raise AssertionError("unreachable: a stretch with no card start is a card")  # pragma: no cover
         j, card = next(((j, c) for j, c in starts[i] if splits[j]), starts[i][0])
         found.append((card, Word(text[words[i].column : words[j - 1].end], words[i].column, words[j - 1].end)))
@@ -209,7 +230,7 @@ def _no_repeats(deck: Deck, cards: Iterable[tuple[int, Word]], text: str) -> Non
     seen: set[int] = set()
     for card, word in cards:
         if card in seen:
-            raise NotationError(f"{deck.text[card]} is named twice", text, word.column)
+            raise NotationError(f"{deck.text[card]} is named twice", _shown(text), word.column)
         seen.add(card)
 
 
@@ -225,7 +246,7 @@ def parse_move(text: str, deck: Deck | Any) -> Move:
     tree: MoveTree = _tree(text, "start_move", "move")
     played = _cards_of_group(deck, tree.played, text)
     if len(played) > 1:
-        raise NotationError("a move plays one card; write 'x' before the cards it takes", text, played[1][1].column)
+        raise NotationError("a move plays one card; write 'x' before the cards it takes", _shown(text), played[1][1].column)
     taken = _cards_of_group(deck, tree.taken, text) if tree.taken is not None else []
     _no_repeats(deck, played + taken, text)
     return Move(played[0][0], tuple(sorted(card for card, _ in taken)))
@@ -237,7 +258,7 @@ def parse_card(text: str, deck: Deck | Any) -> int:
     words = _tree(text, "start_card", "card")
     cards = _cards_of_item(deck, words, text)
     if len(cards) > 1:
-        raise NotationError("expected a single card", text, cards[1][1].column)
+        raise NotationError("expected a single card", _shown(text), cards[1][1].column)
     return cards[0][0]
 
 
@@ -248,7 +269,7 @@ def parse_cards(text: str, deck: Deck | Any) -> list[int]:
         return []
     tree: MoveTree = _tree(text, "start_move", "list of cards")
     if tree.takes is not None:
-        raise NotationError("expected cards, not a move", text, tree.takes.column)
+        raise NotationError("expected cards, not a move", _shown(text), tree.takes.column)
     cards = _cards_of_group(deck, tree.played, text)
     _no_repeats(deck, cards, text)
     return [card for card, _ in cards]
