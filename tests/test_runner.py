@@ -30,16 +30,22 @@ FAKE = HERE / "engines" / "fake_engine.py"
 
 
 @cache
+def bundled() -> tuple[Entry, ...]:
+    """The bundled suite, loaded once for this module."""
+    return tuple(collect())
+
+
+@cache
 def two_player_games() -> tuple[Entry, ...]:
     """A few short, stable golden cases: two-player single hands of the bundled suite."""
-    entries = [e for e in collect() if e.case.kind == "game" and e.case.players == 2 and e.case.target is None]
+    entries = [e for e in bundled() if e.case.kind == "game" and e.case.players == 2 and e.case.target is None]
     assert len(entries) >= 3
     return tuple(entries[:3])
 
 
 @cache
 def three_player_game() -> Entry:
-    return next(e for e in collect() if e.case.kind == "game" and e.case.players == 3 and e.case.target is None)
+    return next(e for e in bundled() if e.case.kind == "game" and e.case.players == 3 and e.case.target is None)
 
 
 @cache
@@ -191,7 +197,7 @@ def test_undeclared_features_make_a_case_unsupported():
 # ------------------------------------------------------------------------------ in-process runs
 def test_the_reference_engine_passes_the_whole_suite_in_process():
     """Every bundled case passes against the reference engine (the goldens are its output)."""
-    report = Runner(InProcessSession).run(collect())
+    report = Runner(InProcessSession).run(bundled())
     failing = [(r.id, r.outcome, r.message) for r in report.results if r.outcome != "pass"]
     assert not failing
     assert report.ok
@@ -206,7 +212,7 @@ class SilentEscobas(ReferenceEngine):
 
 
 def escoba_case() -> Entry:
-    for entry in collect():
+    for entry in bundled():
         if entry.case.kind == "game" and any(e["event"] == "escoba" for e in entry.case.expect):
             return entry
     raise AssertionError("no bundled case has an escoba")
@@ -452,7 +458,7 @@ def test_cli_usage_errors_exit_2(argv, words, capsys):
 
 def test_cli_list_shows_cases_and_their_features(capsys):
     """`--list` names each selected case with the features it needs, and runs nothing."""
-    assert main(["conformance", "--list", "--ruleset", "sv"]) == 0
+    assert main(["conformance", "--list", "--ruleset", "sv", "--case", "sv.*"]) == 0
     out = capsys.readouterr().out
     assert "table_first" in out and "leader:dealer_left" in out and out.rstrip().endswith("cases")
 
@@ -462,7 +468,7 @@ def test_the_documented_minimal_engine_passes_what_it_declares():
     features for and is `unsupported` on the rest: the walkthrough stays true."""
     example = HERE.parent / "docs" / "examples" / "minimal_engine.py"
     argv = [sys.executable, str(example)]
-    report = Runner(lambda: SubprocessSession(argv, timeout=20)).run([e for e in collect() if e.ruleset in ("fr", "base")])
+    report = Runner(lambda: SubprocessSession(argv, timeout=20)).run([e for e in bundled() if e.ruleset in ("fr", "base")])
     outcomes = {r.outcome for r in report.results}
     assert outcomes <= {"pass", "unsupported"}, [(r.id, r.outcome, r.message) for r in report.results if r.outcome not in ("pass", "unsupported")]
     assert "pass" in outcomes and report.engine.name == "minimal-engine"

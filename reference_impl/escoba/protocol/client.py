@@ -173,7 +173,7 @@ class SubprocessSession:
             except BlockingIOError:
                 written = 0
             except (BrokenPipeError, ConnectionResetError):
-                raise self._crashed(message) from None
+                raise self._crashed(message, "closed its input") from None
             view = view[written:]
             if view:
                 left = deadline - time.monotonic()
@@ -221,12 +221,12 @@ class SubprocessSession:
                 raise self._crashed(message)
             buffer += chunk
 
-    def _crashed(self, message: dict) -> EngineCrashed:
+    def _crashed(self, message: dict, closed: str = "closed its output") -> EngineCrashed:
         try:
             code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            code = None  # closed stdout but still running: killed by close()
-        how = f"exited with status {code}" if code is not None else "closed its output"
+            code = None  # closed a pipe but still running: killed by close()
+        how = f"exited with status {code}" if code is not None else closed
         if code is not None and code < 0:
             how = f"was killed by signal {-code}"
         return EngineCrashed(f"{message['cmd']}: the engine {how} before answering", returncode=code, request=message)
