@@ -218,3 +218,13 @@ def test_cli_unknown_ruleset_and_exclusive_options_exit_2(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["simulate", "base", "--hands", "3", "--matches", "3"])
     assert exit_.value.code == 2
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["simulate", "--help"], ["bench", "--help"], ["play", "--help"]])
+def test_help_texts_format(capsys, monkeypatch, argv):
+    """`escoba --help` and each command's --help print (argparse %-formats help strings) and exit 0."""
+    monkeypatch.setattr(cli, "COMMANDS", ("play", "simulate", "bench"))
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    out, _ = capsys.readouterr()
+    assert exit_.value.code == 0 and "examples:" in out or argv == ["--help"] and "simulate" in out

@@ -20,7 +20,7 @@ You sit in seat 0 and play against bots, hand after hand, until a side reaches t
 target. Each turn shows the table, your hand, what each side has captured and the
 running score, then the numbered legal moves. Type a move number, or a move in card
 notation: a card with 'x' and the cards it takes (7♦ x 3♣ 5♥, or 7d x 3c 5h in ASCII),
-or a lone card to place it (a lone card that can capture in only one way takes). 
+or a lone card to place it (a lone card that can capture in only one way takes).
 '?' or 'help' lists the moves, 'q' quits. A wrong entry changes nothing: a one-line
 message says why and the prompt comes back.
 

@@ -10,7 +10,8 @@ from typing import Any, Sequence, TextIO
 
 from escoba.cli.main import UsageError, add_format_argument
 
-HELP = "play many seeded hands or matches between bots and report mean points with 95% intervals"
+# No percent sign: argparse %-formats help strings.
+HELP = "play many seeded hands or matches between bots; mean points per category and side, with confidence intervals"
 DESCRIPTION = """\
 Bots play independent hands of a ruleset; the table gives, for each scoring category
 and each side, the mean points per hand and its 95% confidence interval (mean ± half
