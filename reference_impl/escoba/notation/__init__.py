@@ -2,7 +2,7 @@
 
     >>> deck = escoba.load_ruleset("sv").deck
     >>> parse_move("7♦ x 3♣ 5♥", deck)          # play 7♦, take 3♣ and 5♥
-    Move(card=0, take=(22, 34))
+    Move(card=6, take=(14, 32))
     >>> format_move(parse_move("Kn♠ x E♥", deck), deck)
     'S♠ x 1♥'
     >>> format_move(parse_move("7 oros", deck), deck, ascii=True)
