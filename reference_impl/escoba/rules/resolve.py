@@ -286,7 +286,7 @@ class _Merger:
 
     def merge_items(self, old: list[Any], old_path: str, new: list[Any], new_path: str, dst: str) -> list[Any]:
         self.out[dst] = self.link.positions[new_path]
-        by_id = {item.get("id"): i for i, item in enumerate(old) if isinstance(item, dict)}
+        by_id = {item.get("id"): i for i, item in enumerate(old) if isinstance(item, dict) and _is_id(item.get("id"))}
         changes: dict[Any, tuple[int, dict[str, Any]]] = {}
         first_line: dict[Any, int] = {}
         for i, item in enumerate(new):
@@ -295,6 +295,9 @@ class _Merger:
                 self.problem(here, "this item has no 'id'; the items of this list are merged by id")
                 continue
             item_id = item["id"]
+            if not _is_id(item_id):
+                self.problem(child_path(here, "id"), f"an id must be a name, not {_kind(item_id)}")
+                continue
             if item_id in first_line:
                 self.problem(child_path(here, "id"), f"duplicate id '{item_id}' (first at line {first_line[item_id]})")
                 continue
@@ -306,7 +309,7 @@ class _Merger:
             changes[item_id] = (i, item)
         result: list[Any] = []
         for i, item in enumerate(old):
-            change = changes.pop(item.get("id"), None) if isinstance(item, dict) else None
+            change = changes.pop(item.get("id"), None) if isinstance(item, dict) and _is_id(item.get("id")) else None
             if change is not None and change[1].get("remove") is True:
                 continue
             o, d = item_path(old_path, i), item_path(dst, len(result))
@@ -331,6 +334,15 @@ class _Merger:
         pos = self.link.positions.get(path)
         location = Location(self.link.file, pos.line, pos.column, path) if pos else Location(self.link.file, 0, 0, path)
         self.problems.append(Problem(location, message))
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a map", list: "a list", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _is_id(value: Any) -> bool:
+    # Ids key dictionaries here; a list or map in their place is reported, never hashed.
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def _merges_by_id(old: Any, new: list[Any]) -> bool:
