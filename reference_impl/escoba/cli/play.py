@@ -204,7 +204,10 @@ class Game:
                 if seat in self.bots:
                     move = self.bots[seat](hand)
                     events = hand.apply(move)
-                    table = f"   [table: {self.cards(sorted(hand.table))}]" if self.auto else ""
+                    # After the last play the leftovers are already swept: show them until then.
+                    left = next((e["cards"] for e in events if e["event"] == "leftovers"), None)
+                    shown = hand.table if left is None else hand.rules.deck.cards_from(left)
+                    table = f"   [table: {self.cards(sorted(shown))}]" if self.auto else ""
                     self.say(f"{self.seat_name(seat)} plays {self.move_text(move)}{self.escoba_note(events)}{table}")
                     self.show_events(events, skip_play=True)
                     continue
