@@ -134,6 +134,28 @@ def test_the_generator_would_change_nothing(capsys):
     assert main(["--check"]) == 0, capsys.readouterr().out
 
 
+def test_the_generator_fills_expect_and_never_touches_pins(tmp_path):
+    """An audited case gets its expect back; a pin that no longer holds stops the generator."""
+    import io
+
+    from escoba.transcript.generate import Generator
+
+    source = cases_dir() / "rules" / "opening.thirty-splits.fr.json"
+    good, bad = tmp_path / "rules" / source.name, tmp_path / "other" / source.name
+    for path in (good, bad):
+        path.parent.mkdir()
+    data = json.loads(source.read_text(encoding="utf-8"))
+    good.write_text(json.dumps({**data, "expect": []}), encoding="utf-8")
+    changed_pin = [{**data["pins"][0], "escobas": 1}]  # what a one-escoba engine would produce
+    bad_text = json.dumps({**data, "id": data["id"], "pins": changed_pin})
+    bad.write_text(bad_text, encoding="utf-8")
+    out = io.StringIO()
+    assert Generator(tmp_path, check=False, out=out, generated=False).run() == 1
+    assert good.read_text(encoding="utf-8") == source.read_text(encoding="utf-8")
+    assert bad.read_text(encoding="utf-8") == bad_text  # not written
+    assert "$.pins[0]: matches no event the engine produces" in out.getvalue()
+
+
 def test_render_shows_the_game(capsys):
     """The person-readable form has the deal, the plays in notation, escobas and the scores."""
     c = case(cases_dir() / "text" / "sv.example-game.json")

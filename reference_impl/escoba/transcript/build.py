@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from escoba.transcript.case import FORMAT, _build, _Checker, _error, _check_format, _check_schema, case_from_data, pin_matches
+from escoba.transcript.case import FORMAT, _build, _Checker, _error, _shown, _check_format, _check_schema, case_from_data, pin_matches
 from escoba.transcript.record import Replay, ReplayError, perft
 
 KEY_ORDER = (
@@ -86,7 +86,6 @@ def fill(data: Mapping[str, Any], path: Path | None = None) -> dict:
         data["perft"] = {"depth": case.perft.depth, "count": perft(replay.hand, case.perft.depth)}
     for i, pin in enumerate(data.get("pins", [])):
         if not any(pin_matches(pin, e) for e in events):
-            where = f"{path}: " if path is not None else ""
-            raise PinMismatch(f"{where}$.pins[{i}]: matches no event the engine produces: {_line(pin)}")
+            raise PinMismatch(f"{_shown(where)}: $.pins[{i}]: matches no event the engine produces: {_line(pin)}")
     case_from_data(data, path)  # the full load-time check, on what is about to be written
     return data
