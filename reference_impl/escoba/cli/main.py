@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="The executable specification of Escoba and its regional rule variants.",
         epilog=(
             "examples:\n"
-            "  escoba check spec/house/velo-two.yaml\n"
+            "  escoba check spec/house/escoba-doble.yaml\n"
             "  escoba conformance --engine './my-engine --jsonl'\n"
             "  escoba diff da sv --hands 2000\n"
             "\nRun 'escoba COMMAND --help' for the options of one command."
