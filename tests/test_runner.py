@@ -22,7 +22,9 @@ from escoba.conformance.report import render_markdown, render_text, to_json
 from escoba.conformance.runner import Entry, Runner, collect
 from escoba.data import schemas_dir
 from escoba.protocol.client import InProcessSession, SubprocessSession
+from escoba.protocol.messages import Legal
 from escoba.protocol.server import ReferenceEngine
+from escoba.rules import load_resolved
 from escoba.transcript.build import dump_case, fill
 
 HERE = Path(__file__).parent
@@ -104,18 +106,14 @@ class Recording:
         self.argv, self.timeout, self.pgids = argv, timeout, []
 
     def __call__(self) -> SubprocessSession:
-        try:
-            session = SubprocessSession(self.argv, timeout=self.timeout)
-        except Exception as failure:
-            raise failure
+        session = SubprocessSession(self.argv, timeout=self.timeout)
         self.pgids.append(session.pid)
         return session
 
 
-def run_fake(mode: str, *extra: str, entries=None, timeout: float = 1.0, tmp_path: Path | None = None):  # type: ignore[no-untyped-def]
+def run_fake(mode: str, *extra: str, entries=None, timeout: float = 1.0):  # type: ignore[no-untyped-def]
     argv = [sys.executable, str(FAKE), mode, *extra]
-    recording = Recording(argv, timeout)
-    # The handshake may fail before a session exists: record its pid from the failure instead.
+    recording = Recording(argv, timeout)  # a failed handshake leaves no group: close() killed it
     runner = Runner(recording, command=shlex.join(argv), replay=lambda c: f"escoba conformance --case {c}")
     began = time.monotonic()
     report = runner.run(list(entries if entries is not None else two_player_games()[:2]))
@@ -179,6 +177,25 @@ def test_an_engine_that_never_starts_is_not_restarted_forever():
     assert report.results[3].message.startswith("not run: the engine failed to start 3 times")
 
 
+def test_a_crash_after_the_divergence_does_not_hide_it():
+    """Requests are pipelined; an engine that diverges and later dies on a request the case no
+    longer needs is reported at its divergence, and a fresh engine runs the next case."""
+    report, _, recording = run_fake("diverge-exit", "--after", "3")
+    assert [(r.outcome, r.cls) for r in report.results] == [("fail", "legal-moves")] * 2
+    assert len(recording.pgids) == 2  # the dead engine was replaced
+
+
+def test_pipelined_requests_never_deadlock_on_full_pipes():
+    """Thousands of requests written at once while the engine's replies fill the other pipe:
+    the session reads as it writes, so neither side waits for the other forever."""
+    session = SubprocessSession([sys.executable, "-m", "escoba", "engine"], timeout=20)
+    try:
+        replies = list(session.exchange([Legal()] * 4000))  # ~100 KB out, ~450 KB back
+    finally:
+        session.close()
+    assert len(replies) == 4000 and all(r.kind == "bad_state" for r in replies)  # type: ignore[attr-defined]
+
+
 def test_stderr_floods_do_not_block_and_are_kept_short():
     """An engine writing megabytes to stderr still passes; the report keeps only a tail."""
     report, seconds, _ = run_fake("stderr-flood", "--flood", "8", timeout=10)
@@ -221,8 +238,8 @@ def escoba_case() -> Entry:
 def test_a_divergence_is_reported_at_its_first_event_with_context_diff_and_class():
     """The first differing event, the matching ones before it, a diff and the class are reported."""
     entry = escoba_case()
-    report = Runner(InProcessSession.__call__ if False else (lambda: InProcessSession(SilentEscobas)),
-                    replay=lambda c: f"escoba conformance --case {c}").run([entry])  # fmt: skip
+    connect = lambda: InProcessSession(SilentEscobas)  # noqa: E731
+    report = Runner(connect, replay=lambda c: f"escoba conformance --case {c}").run([entry])
     result = report.results[0]
     assert result.outcome == "fail" and result.cls == "escoba"
     d = result.divergence
@@ -292,11 +309,11 @@ def test_probes_pass_on_the_right_reason_and_fail_on_acceptance(tmp_path):
 
     data = probe_data()
     engine = ReferenceEngine()
-    engine.handle({"id": 1, "cmd": "start", "ruleset": __import__("escoba.rules", fromlist=["x"]).load_resolved("de").doc,
-                   "players": 2, "dealer": 0, "decks": data["hands"][0]["decks"], "target": None})  # fmt: skip
+    engine.handle({"id": 1, "cmd": "start", "ruleset": load_resolved("de").doc, "players": 2, "dealer": 0,
+                   "decks": data["hands"][0]["decks"], "target": None})  # fmt: skip
     hand: Hand = engine.hand  # type: ignore[assignment]
-    placing = next(c for c in hand.hands[hand.to_play] if not hand.captures_for(c) or True)
-    data["probe"]["move"] = hand.rules.deck.code[placing]
+    assert any(m.take for m in hand.legal_moves())  # so placing any card breaks the compulsory capture
+    data["probe"]["move"] = hand.rules.deck.code[hand.hands[hand.to_play][0]]
     write_case(tmp_path, data)
     entries = collect(tmp_path)
     assert entries[0].case.kind == "probe"

@@ -19,6 +19,8 @@ requests through first (mid-hand), otherwise it strikes at the first `start`. Mo
     fork-hang       start a child that keeps stdout open and hangs, then exit; the child's pid
                     goes to --pidfile, so a test can check that nothing is left behind
     two-players     the reference engine declaring only two-player features
+    diverge-exit    list the first legal moves in reverse (a divergence), then exit at the play
+                    after --after: the runner must report the divergence, not the later crash
 """
 
 from __future__ import annotations
@@ -53,7 +55,9 @@ def main() -> int:
         reply = engine.handle(request)
         cmd = request.get("cmd")
         plays += cmd == "play"
-        strike = args.mode != "two-players" and (
+        if args.mode == "diverge-exit" and cmd == "legal" and plays == 0:
+            reply = {**reply, "moves": list(reversed(reply["moves"]))}
+        strike = args.mode not in ("two-players",) and (
             (cmd == "play" and args.after is not None and plays > args.after)
             or (cmd == "start" and args.after is None)
         )
@@ -69,7 +73,7 @@ def main() -> int:
 
 def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict | None:  # type: ignore[no-untyped-def]
     mode = args.mode
-    if mode == "exit":
+    if mode in ("exit", "diverge-exit"):
         sys.exit(3)
     if mode == "hang":
         time.sleep(3600)

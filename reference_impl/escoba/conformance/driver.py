@@ -100,6 +100,7 @@ class Trace:
     refused: str = ""  # the request refused, in words
     requests: int = 0
     diverged: bool = False  # stopped at the first event that differs from the expected one
+    drain_failure: EngineFailure | None = None  # the engine died after the case had its answer
 
 
 class _Stop(Exception):
@@ -117,23 +118,22 @@ class Driver:
     def run(self) -> Trace:
         try:
             self._replay()
-            if self.plan.decide_at_end:
-                self._record([self._legal_event(self._legal())])
-            if self.plan.probe is not None:
-                self._probe(self.plan.probe)
-            elif self.plan.case.kind == "perft":
+            if self.plan.case.kind == "perft":
                 self._perft()
         except _Stop:
             pass
         except EngineFailure as failure:
             failure.trace = self.trace  # type: ignore[attr-defined]
             raise
+        finally:
+            # Replies the case no longer needs (after a divergence) are read and dropped, so
+            # the next case starts in step; an engine that dies meanwhile is restarted.
+            self.trace.drain_failure = self.session.drain()
         return self.trace
 
     # ------------------------------------------------------------------ plumbing
-    def _ask(self, request: Any, what: str) -> Reply:
+    def _check(self, reply: Reply, what: str) -> Reply:
         self.trace.requests += 1
-        reply = self.session.request(request)
         if isinstance(reply, ErrorReply):
             self.trace.refusal, self.trace.refused = reply, what
             raise _Stop
@@ -148,44 +148,50 @@ class Driver:
                 trace.diverged = True
                 raise _Stop
 
-    def _start(self) -> EventsReply:
+    def _start_request(self) -> Start:
         plan, case = self.plan, self.plan.case
-        request = Start(plan.doc, int(case.players), int(case.dealer), plan.hands[0].decks, case.target)
-        return self._events(self._ask(request, "start"), "start")
-
-    def _events(self, reply: Reply, cmd: str) -> EventsReply:
-        if not isinstance(reply, EventsReply):  # parse_reply guarantees it; a mutant might not
-            raise ProtocolViolation(f"{cmd}: no events in the reply")
-        return reply
-
-    def _legal(self) -> LegalReply:
-        reply = self._ask(Legal(), "legal")
-        assert isinstance(reply, LegalReply)
-        return reply
-
-    # ------------------------------------------------------------------ game and probe
-    def _replay(self) -> None:
-        self._record(self._start().events)
-        for k, hand in enumerate(self.plan.hands):
-            if k:
-                self._record(self._events(self._ask(NextHand(hand.decks), f"next_hand {k + 1}"), "next_hand").events)
-            for n, move in enumerate(hand.moves):
-                self._record([self._legal_event(self._legal())])
-                what = f"play {_text(move)} (hand {k + 1}, play {n + 1})"
-                self._record(self._events(self._ask(move, what), "play").events)
+        return Start(plan.doc, int(case.players), int(case.dealer), plan.hands[0].decks, case.target)
 
     @staticmethod
-    def _legal_event(legal: LegalReply) -> dict:
-        return {"event": "legal", "seat": legal.seat, "moves": list(legal.moves)}
+    def _events(reply: Reply) -> tuple[dict, ...]:
+        if not isinstance(reply, EventsReply):  # parse_reply guarantees it; a mutant might not
+            raise ProtocolViolation("no events in the reply")
+        return reply.events
 
-    def _probe(self, probe: RawPlay) -> None:
-        """An illegal move must be refused with the right reason; accepting it is a divergence."""
-        self.trace.requests += 1
-        reply = self.session.request(probe)
-        if isinstance(reply, ErrorReply):
-            self._record([_rejected(probe.move, reply.kind, reply.reason)])
-        else:
-            self._record(self._events(reply, "play").events)
+    @staticmethod
+    def _legal_event(reply: Reply) -> dict:
+        if not isinstance(reply, LegalReply):
+            raise ProtocolViolation("legal: no moves in the reply")
+        return {"event": "legal", "seat": reply.seat, "moves": list(reply.moves)}
+
+    # ------------------------------------------------------------------ the case's line
+    def _replay(self) -> None:
+        """Send the whole line at once (start, then `legal` and `play` for each move, ...) and
+        record the replies in order; see SubprocessSession.exchange."""
+        plan = self.plan
+        steps: list[tuple[str, Any, str]] = [("events", self._start_request(), "start")]
+        for k, hand in enumerate(plan.hands):
+            if k:
+                steps.append(("events", NextHand(hand.decks), f"next_hand (hand {k + 1})"))
+            for n, move in enumerate(hand.moves):
+                steps.append(("legal", Legal(), f"legal (hand {k + 1}, before play {n + 1})"))
+                steps.append(("events", move, f"play {_text(move)} (hand {k + 1}, play {n + 1})"))
+        if plan.decide_at_end:
+            steps.append(("legal", Legal(), "legal (at the end of the line)"))
+        if plan.probe is not None:
+            steps.append(("probe", plan.probe, "the probe"))
+        replies = self.session.exchange([request for _, request, _ in steps])
+        for (kind, request, what), reply in zip(steps, replies):
+            if kind == "probe":  # an illegal move must be refused with the right reason
+                self.trace.requests += 1
+                if isinstance(reply, ErrorReply):
+                    self._record([_rejected(request.move, reply.kind, reply.reason)])
+                else:
+                    self._record(self._events(reply))
+            elif kind == "legal":
+                self._record([self._legal_event(self._check(reply, what))])
+            else:
+                self._record(self._events(self._check(reply, what)))
 
     # ------------------------------------------------------------------ perft
     def _perft(self) -> None:
@@ -197,15 +203,17 @@ class Driver:
         """Distinct sequences of `depth` more plays from the position after `path`; a sequence
         that ends the hand sooner counts once (as in `escoba.transcript.record.perft`).
 
-        The protocol has no undo, so each position is reached by replaying from the deal; the
-        last level counts the legal moves without playing them (perft's bulk count).
+        The protocol has no undo, so each position is reached by replaying from the deal (one
+        exchange: start, the plays, legal); the last level counts the legal moves without
+        playing them (perft's bulk count).
         """
         if depth == 0:
             return 1
-        self._start()
-        for move in path:
-            self._ask(move, f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
-        moves = self._legal().moves
+        replies = list(self.session.exchange([self._start_request(), *path, Legal()]))
+        self._check(replies[0], "start (perft)")
+        for move, reply in zip(path, replies[1:-1]):
+            self._check(reply, f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
+        moves = self._legal_event(self._check(replies[-1], "legal (perft)"))["moves"]
         if not moves:  # the hand is over
             return 1
         if depth == 1:

@@ -186,6 +186,8 @@ class Runner:
                 result.context = events.events[-3:]
                 result.index = len(events.events)
             return result
+        if trace.drain_failure is not None:
+            self.close()  # it died after the case had its answer: a fresh one for the next
         return self._judge(entry.id, plan, trace, base)
 
     def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict) -> CaseResult:
