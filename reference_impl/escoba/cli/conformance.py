@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-expectations", metavar="FILE",
         help="write an expectations file pinning every case that is not a pass (a baseline to commit)",
     )  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per request (default 10)")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
     parser.add_argument("--cases-dir", metavar="DIR", help="run the cases in DIR instead of the bundled suite")
     parser.add_argument("--list", action="store_true", help="list the selected cases and their required features; run nothing")
 
@@ -139,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(report), end="")
     if args.write_expectations:
-        _write_expectations(args.write_expectations, report, shown)
+        named = f"{report.engine.name} {report.engine.version}".strip()
+        _write_expectations(args.write_expectations, report, f"{named} ({shown})" if named else shown)
         if args.format == "text":
             print(f"wrote {args.write_expectations}")
     elif args.format != "text" and not report.ok:
