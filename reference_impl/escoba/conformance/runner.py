@@ -287,7 +287,10 @@ def collect(
             continue
         try:
             case = load_case(path, replay=False)
-        except TranscriptError as problem:
+        except (TranscriptError, RecursionError, ValueError, LookupError, TypeError) as problem:
+            # Anything but a TranscriptError is a loader bug; the run still goes on without it.
+            if not isinstance(problem, TranscriptError):
+                problem = TranscriptError(f"{path}: the case loader failed ({type(problem).__name__}: {problem}); please report")
             ruleset = _ruleset_of(path, json)
             if not wanted or ruleset in wanted or ruleset is None:
                 entries.append(Entry(case_id, problem=problem, ruleset=ruleset))

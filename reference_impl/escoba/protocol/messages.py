@@ -261,15 +261,42 @@ class ProtocolViolation(EngineFailure):
 
 
 # ---------------------------------------------------------------------------------- parsing
+MAX_DEPTH = 32  # a reply nests four levels (state → hands → a hand → a card); 32 is generous
+
+
 def decode_line(line: bytes, request: dict | None = None) -> dict:
-    """One reply line → a JSON object, or GarbageReply."""
+    """One reply line → a JSON object, or GarbageReply.
+
+    Strict JSON (RFC 8259): `NaN` and `Infinity`, which Python would accept, are garbage, so a
+    report never carries them. Nesting is capped, so nothing downstream recurses too deep.
+    """
     try:
-        value = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        value = json.loads(line, parse_constant=_no_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as error:
         raise GarbageReply(f"reply is not JSON ({error}): {_excerpt(line)}", request=request) from None
     if not isinstance(value, dict):
         raise GarbageReply(f"reply is not a JSON object: {_excerpt(line)}", request=request)
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        raise GarbageReply(f"reply nests deeper than {MAX_DEPTH} levels: {_excerpt(line)}", request=request)
     return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return deepest
 
 
 def parse_reply(request: dict, reply: dict) -> Reply:
