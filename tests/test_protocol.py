@@ -244,9 +244,13 @@ def test_replies_that_break_the_protocol_are_refused(reply, error):
     assert not validator("reply.legal").is_valid(reply) or reply.get("id") != 4
 
 
-@pytest.mark.parametrize("line", [b"\xff\xfe binary", b"hello", b"[1]", b'"text"', b""])
+@pytest.mark.parametrize(
+    "line",
+    [b"\xff\xfe binary", b"hello", b"[1]", b'"text"', b"", b'{"id": 4, "x": NaN}', b'{"id": 4, "x": -Infinity}',
+     b'{"id": 4, "x": ' + b"[" * 40 + b"]" * 40 + b"}", b"[" * 100_000],
+)  # fmt: skip
 def test_lines_that_are_not_json_objects_are_garbage(line):
-    """Anything but a JSON object on a reply line is garbage."""
+    """Anything but a strict JSON object of sane depth on a reply line is garbage."""
     with pytest.raises(GarbageReply):
         decode_line(line, REQUEST)
 
