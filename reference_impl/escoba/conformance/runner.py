@@ -304,6 +304,6 @@ def _ruleset_of(path: Any, json: Any) -> str | None:
     """A broken case's ruleset, when the file says it (to honour --ruleset)."""
     try:
         value = json.loads(path.read_text(encoding="utf-8")).get("ruleset")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return value if isinstance(value, str) else None

@@ -177,6 +177,8 @@ def load_case(path: str | Path, *, replay: bool = True) -> Case:
         raise _error(path, "$", f"not UTF-8 (byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise TranscriptError(f"{_shown(path)}:{e.lineno}:{e.colno}: $: not JSON: {e.msg}") from None
+    except RecursionError:  # json nests by recursion; a case is a few levels deep
+        raise _error(path, "$", "nested too deeply to be a case") from None
     return case_from_data(data, path, replay=replay)
 
 
@@ -258,7 +260,11 @@ def _check_schema(data: Any, where: Path) -> None:
     # field of the wrong type also leaves every field "unevaluated"; the type is the news.
     found = [e for e, _ in errors]
     error = best_match([e for e in found if e.validator != "unevaluatedProperties"] or found)
-    prefix = next(p for e, p in errors if e is error)
+    # best_match may pick an error inside another's context: its prefix is its top error's.
+    top = error
+    while top.parent is not None:
+        top = top.parent
+    prefix = next((p for e, p in errors if e is top), ())
     raise _error(where, _json_path((*prefix, *error.absolute_path)), _schema_message(error))
 
 
