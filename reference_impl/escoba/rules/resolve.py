@@ -201,7 +201,10 @@ def _uncite_changes(doc: dict[str, Any], positions: dict[str, Pos], link: Docume
                 replace(cited, key, join((section, "provenance", key)), child_path(child_path("$", section), key))
     scoring = child.get("scoring")
     items = scoring.get("categories") if isinstance(scoring, dict) else None
-    merged_items = doc.get("scoring", {}).get("categories", [])
+    merged_scoring = doc.get("scoring")
+    merged_items = merged_scoring.get("categories") if isinstance(merged_scoring, dict) else None
+    if not isinstance(merged_items, list):
+        return  # the schema reports the broken section
     for i, item in enumerate(items if isinstance(items, list) else []):
         if not isinstance(item, dict) or "provenance" in item or item.get("remove") is True:
             continue

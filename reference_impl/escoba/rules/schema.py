@@ -11,6 +11,7 @@ import json
 from functools import cache
 from typing import Any, Iterable, Mapping
 
+import jsonschema.validators
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
@@ -64,9 +65,17 @@ def ruleset_schema() -> dict[str, Any]:
         return json.load(stream)
 
 
+# JSON Schema counts 4.0 as an integer; a card count, seat or player count written `4.0` in
+# YAML is a mistake to point at, not a number for the engine to trip over later.
+_STRICT = Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)
+)
+_Validator = jsonschema.validators.extend(Draft202012Validator, type_checker=_STRICT)
+
+
 @cache
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(ruleset_schema())
+    return _Validator(ruleset_schema())
 
 
 @cache
@@ -74,7 +83,7 @@ def _raw_validator() -> Draft202012Validator:
     full = ruleset_schema()
     properties = {k: (v if k in _HEADER else True) for k, v in full["properties"].items()}
     raw = {k: v for k, v in full.items() if k not in ("properties", "required")}
-    return Draft202012Validator({**raw, "properties": properties, "required": ["dsl"]})
+    return _Validator({**raw, "properties": properties, "required": ["dsl"]})
 
 
 def validate(doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
