@@ -18,6 +18,7 @@ around those points. More examples: HYPOTHESIS_PROFILE=deep python -m pytest tes
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import random
@@ -326,7 +327,7 @@ ENGINE = textwrap.dedent(
             if line == b"FORK":
                 open(pidfile, "w").write(str(os.getpid()))
                 os._exit(0)
-            reply = line
+            reply = line + b"\\n"
         out.write(reply)
         out.flush()
         n += 1
@@ -570,3 +571,87 @@ def test_pinned_broken_case_is_a_transcript_error(tmp_path: Path, monkeypatch: p
     entries_found = collect(tmp_path)
     assert [(e.id, e.case) for e in entries_found] == [(path.stem, None)]
     assert Runner(lambda: MutatingSession(10**9, lambda q, r: b"")).run_one(entries_found[0]).outcome == "broken-case"
+
+
+def test_an_unparsable_expectations_file_is_a_one_line_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--expectations` naming a file that is not YAML exits 2 with one line, as every usage error does."""
+    from escoba.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "known.yaml").write_text("cases: [\n", encoding="utf-8")
+    assert main(["conformance", "--case", "base.2p.1", "--expectations", "known.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("escoba conformance: known.yaml: not valid YAML: ") and err.count("\n") == 1, err
+
+
+# --------------------------------------------------------------------------- the reference engine, fed junk
+
+from escoba.protocol.messages import ERROR_KINDS, REASONS  # noqa: E402
+
+
+@cache
+def start_request(ruleset_id: str) -> dict:
+    from escoba import load_ruleset
+
+    rules = load_ruleset(ruleset_id)
+    order = [rules.deck.code[c] for c in rules.deck.cards]
+    return {"cmd": "start", "ruleset": dict(rules.doc), "players": rules.player_counts[0], "dealer": 0, "decks": [order], "target": None}
+
+
+RULESET_IDS = sorted({e.case.ruleset for e in entries()}) if CASE_FILES else ["base"]
+COMMANDS = ["hello", "start", "legal", "play", "state", "score", "next_hand", "quit", "dance", ""]
+
+
+@st.composite
+def engine_requests(draw: Any) -> dict:
+    """A request of any command with some fields right, some junk and some missing."""
+    ruleset_id = draw(st.sampled_from(RULESET_IDS))
+    request = dict(start_request(ruleset_id))
+    request["cmd"] = draw(st.sampled_from(COMMANDS) | json_junk)
+    request["id"] = draw(st.integers(0, 10**6) | json_junk)
+    for key in draw(st.lists(st.sampled_from(["players", "dealer", "decks", "target", "protocol", "move", "ruleset"]), max_size=3)):
+        if key == "move":
+            request[key] = draw(json_junk | st.fixed_dictionaries({"card": st.sampled_from(["7d", "1c", "X1", "Rd"]), "take": st.lists(st.sampled_from(["3c", "5h", "7d", "Sd"]), max_size=3)}))
+        elif key == "players":
+            request[key] = draw(st.integers(-2, 6) | json_junk)
+        else:
+            request[key] = draw(json_junk)
+    if draw(st.booleans()):
+        del request["ruleset"]
+    return request
+
+
+@given(st.sampled_from(RULESET_IDS), st.lists(engine_requests(), max_size=8), st.data())
+def test_the_reference_engine_answers_every_request_in_band(ruleset_id: str, requests: list, data: st.DataObject) -> None:
+    """Whatever it is sent after a good start, `escoba engine` answers ok or a known error kind, never `internal`."""
+    engine = ReferenceEngine()
+    engine.handle({"id": 0, **start_request(ruleset_id)})
+    for request in requests:
+        if data.draw(st.booleans(), label="play a legal move first"):
+            legal = engine.handle({"id": 1, "cmd": "legal"})
+            if legal.get("ok") and legal["moves"]:
+                engine.handle({"id": 2, "cmd": "play", "move": data.draw(st.sampled_from(legal["moves"]))})
+        reply = engine.handle(request)
+        note(f"{str(request)[:300]} -> {str(reply)[:300]}")
+        assert reply["ok"] in (True, False)
+        assert reply["id"] is request.get("id") or reply["id"] == request.get("id")
+        if reply["ok"] is False:
+            error = reply["error"]
+            assert error["kind"] in ERROR_KINDS and error["kind"] != "internal", error
+            assert isinstance(error["message"], str) and error["message"]
+            if error["kind"] == "illegal_move":
+                assert error["reason"] in REASONS
+
+
+@given(st.lists(st.binary(max_size=60) | st.sampled_from([b"{}", b'{"id": 1}', b"[]", b"null", b"\xff", b'{"cmd": "legal", "id": []}', nested(5000, 1).encode()]), max_size=6))
+def test_escoba_engine_answers_every_line_with_one_json_line(lines: list) -> None:
+    """Each non-blank input line, whatever its bytes, gets exactly one reply line that parses."""
+    from escoba.protocol.server import serve
+
+    lines = [line.replace(b"\n", b" ") for line in lines]
+    out = io.BytesIO()
+    assert serve(ReferenceEngine(), io.BytesIO(b"".join(line + b"\n" for line in lines)), out) == 0
+    replies = out.getvalue().splitlines()
+    assert len(replies) == sum(1 for line in lines if line.strip())
+    for reply in replies:
+        assert decode_line(reply)["ok"] in (True, False)
