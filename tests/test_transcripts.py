@@ -308,7 +308,7 @@ def _swap_events(events, deck) -> list[dict]:
             e["card"] = _swap_code(e["card"])
         if "take" in e:
             e["take"] = cards(e["take"], sort=True)  # takes are listed in deck order
-        if e["event"] == "legal":
+        if e["event"] == "legal" and "moves" in e:  # a count of moves is the same count
             moves = [{"card": _swap_code(m["card"]), "take": cards(m["take"], sort=True)} for m in e["moves"]]
             e["moves"] = sorted(moves, key=lambda m: (index[m["card"]], [index[c] for c in m["take"]]))
         swapped.append(e)

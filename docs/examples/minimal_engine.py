@@ -123,16 +123,20 @@ class Game:
         optional = self.rules["capture"]["compulsory"] == "optional"
         moves = []
         for card in sorted(self.hands[self.to_play], key=self.index.get):
-            takes = [
-                tuple(sorted(subset, key=self.index.get))
-                for n in range(1, len(self.table) + 1)
-                for subset in itertools.combinations(self.table, n)
-                if self.makes_target((card, *subset))
-            ]
+            takes = [tuple(sorted(t, key=self.index.get)) for t in self.subsets(self.target - self.value[card])]
             if optional or not takes:
                 moves.append((card, ()))
             moves += [(card, t) for t in sorted(takes, key=lambda t: [self.index[c] for c in t])]
         return moves
+
+    def subsets(self, need):
+        """Table subsets summing to `need`. Trying all 2^n subsets is hopeless once a table
+        holds twenty cards (it does, when capture is optional), so grow them card by card and
+        drop any that already passes `need`."""
+        found = [((), 0)]
+        for c in self.table:
+            found += [(s + (c,), total + self.value[c]) for s, total in found if total + self.value[c] <= need]
+        return [s for s, total in found if s and total == need]
 
     def why_illegal(self, card, take):
         """The reason code of the first rule the move breaks, checked in the contract's order."""

@@ -158,10 +158,11 @@ class Driver:
             raise ProtocolViolation("no events in the reply")
         return reply.events
 
-    @staticmethod
-    def _legal_event(reply: Reply) -> dict:
+    def _legal_event(self, reply: Reply) -> dict:
         if not isinstance(reply, LegalReply):
             raise ProtocolViolation("legal: no moves in the reply")
+        if getattr(self.plan.case, "legal", "moves") == "count":  # the case keeps only how many
+            return {"event": "legal", "seat": reply.seat, "count": len(reply.moves)}
         return {"event": "legal", "seat": reply.seat, "moves": list(reply.moves)}
 
     # ------------------------------------------------------------------ the case's line

@@ -78,6 +78,7 @@ class Case:
     probe: Probe | None = None
     perft: Perft | None = None
     generator: Mapping[str, Any] | None = None
+    legal: str = "moves"  # how legal events record the moves: every move, or their count
     format: int = FORMAT
     path: Path | None = field(default=None, compare=False)
 
@@ -306,6 +307,7 @@ def _build(data: dict, path: Path | None) -> Case:
         probe=Probe(probe["move"], probe["reason"]) if probe else None,
         perft=Perft(perft["depth"], perft["count"]) if perft else None,
         generator=data.get("generator"),
+        legal=data.get("legal", "moves"),
         format=data["format"],
         path=path,
     )

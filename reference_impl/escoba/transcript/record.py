@@ -47,7 +47,10 @@ class _Decks:
         return self.queue.pop(0)
 
 
-def legal_event(hand: Hand) -> dict:
+def legal_event(hand: Hand, record: str = "moves") -> dict:
+    """The runner's event before a decision; `record="count"` keeps only how many moves."""
+    if record == "count":
+        return {"event": "legal", "seat": hand.to_play, "count": len(hand.legal_moves())}
     code = hand.rules.deck.code
     return {
         "event": "legal",
@@ -90,7 +93,7 @@ class Replay:
                 path = f"$.hands[{h}].moves[{i}]"
                 if hand.is_over:
                     raise ReplayError(path, "the hand is already over")
-                events.append(legal_event(hand))
+                events.append(legal_event(hand, case.legal))
                 try:
                     events.extend(hand.apply(move))
                 except IllegalMoveError as e:
@@ -111,7 +114,7 @@ class Replay:
         if case.kind == "perft" and hand.is_over:
             raise ReplayError("$.hands[0].moves", "a perft case counts from a decision, but the hand is over")
         if case.kind != "game" and not hand.is_over:
-            events.append(legal_event(hand))
+            events.append(legal_event(hand, case.legal))
         if case.probe is not None:
             self._check_probe(hand)
         return events
