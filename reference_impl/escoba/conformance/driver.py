@@ -1,6 +1,6 @@
 """Drive one golden case through an engine session and record what the engine says.
 
-The observed stream is built exactly as docs/conformance-contract.md describes the expected one:
+The observed stream is built exactly as docs/protocol.md ("Events") and docs/transcripts.md describe the expected one:
 the `start` reply's events; before each decision a `legal` event made from the engine's `legal`
 reply; the events of each `play`; in a match, the `next_hand` events when a hand is over.
 Two kinds of event exist only on the runner's side and are added to both streams:

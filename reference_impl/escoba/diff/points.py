@@ -7,7 +7,7 @@ people, a `meaning` that two rulesets share exactly when they agree (a measure's
 form, a holder card by rank and suit, a list of player counts as a set...), and the citation
 that backs it.
 
-Keys the DSL lets a file leave out take the engine's default (see docs/dsl-contract.md), so
+Keys the DSL lets a file leave out take the engine's default (see docs/dsl.md), so
 a file that writes `table_first: false` and one that leaves it out agree.
 """
 
