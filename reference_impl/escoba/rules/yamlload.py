@@ -6,13 +6,17 @@ lets it stop at the first sign of abuse (too deep, too many nodes) before memory
 see what the standard constructors hide: duplicate keys, `<<` merge keys, and the plain scalars
 that YAML 1.1 reads as something else than YAML 1.2 does (`no`, `on`, `010`, `1:30`, dates).
 
-Positions are keyed by JSON path (`$.scoring.categories[2].award`); see `paths.py`.
+Positions are keyed by JSON path (`$.scoring.categories[2].award`); see `paths.py`. They are
+given as an editor shows them: lines end at LF, CRLF or CR only, and columns count characters.
+The parser's own line numbers also break lines at NEL, U+2028 and U+2029, which no editor does,
+so where a text has those, positions come from the parser's character index (see `_Lines`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,8 +38,13 @@ from escoba.rules.paths import Pos, child_path, item_path
 
 try:  # libyaml is ten times faster; the pure-Python parser gives the same events
     from yaml import CSafeLoader as _Loader
+
+    # libyaml reads the text as UTF-8 and reports a bad character at its byte offset.
+    _BYTE_OFFSETS = True
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+    _BYTE_OFFSETS = False
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -51,6 +60,20 @@ _BOOL_11 = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 _RESOLVER = yaml.resolver.Resolver()
+_BOM = "\ufeff"
+_BREAK = re.compile(r"\r\n?|\n")  # the line breaks of editors
+
+
+def _first_index_after_bom() -> int:
+    """Where the parser says the character after a leading U+FEFF is: libyaml takes it as a
+    byte-order mark and does not count it (0), the pure-Python parser counts it (1)."""
+    loader = _Loader(_BOM + "a")
+    while not isinstance(event := loader.get_event(), ScalarEvent):
+        pass
+    return event.start_mark.index
+
+
+_BOM_SHIFT = 1 - _first_index_after_bom()
 
 
 @dataclass
@@ -83,23 +106,35 @@ def read_text(path: Path, file: str) -> str:
     if len(raw) > MAX_BYTES:
         raise fail(f"file larger than {MAX_BYTES} bytes; a ruleset is a small text file")
     if b"\0" in raw:
-        line, column = _line_column(raw, raw.index(b"\0"))
+        line, column = _byte_position(raw, raw.index(b"\0"))
         raise fail("binary data (a NUL byte), not a YAML text file", line, column)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line, column = _line_column(raw, error.start)
+        line, column = _byte_position(raw, error.start)
         raise fail(f"not UTF-8: byte 0x{raw[error.start]:02x} cannot be decoded; save the file as UTF-8", line, column) from None
     if not text.strip():
         raise fail("empty file; a ruleset is a YAML mapping (start with 'dsl: 1')")
     return text
 
 
-def _line_column(raw: bytes, offset: int) -> tuple[int, int]:
-    before = raw[:offset]
-    line_start = before.rfind(b"\n") + 1
-    column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
-    return before.count(b"\n") + 1, column
+def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    """The line and column of the byte at `offset` of a file that is not (all) UTF-8 text."""
+    before = raw[:offset].decode("utf-8", errors="replace")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        before = before[1:]  # the byte-order mark that decoding as utf-8-sig drops
+    return _Lines(before).position(len(before))
+
+
+class _Lines:
+    """Character offsets into a text → (line, column), both 1-based, as an editor counts them."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [match.end() for match in _BREAK.finditer(text)]
+
+    def position(self, index: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1
 
 
 def load_file(path: Path, file: str | None = None) -> Document:
@@ -110,6 +145,10 @@ def load_file(path: Path, file: str | None = None) -> Document:
 
 def load_text(text: str, file: str = "<string>", path: Path | None = None) -> Document:
     """Parse YAML text into a Document whose data is a mapping with string keys."""
+    if text.startswith(_BOM):
+        # A byte-order mark says how the file is encoded and is no character of it (as when
+        # read_text decodes it as utf-8-sig); positions count from what follows.
+        text = text[1:]
     composer = _Composer(text, file)
     data = composer.run()
     if composer.problems:
@@ -119,39 +158,64 @@ def load_text(text: str, file: str = "<string>", path: Path | None = None) -> Do
 
 class _Composer:
     def __init__(self, text: str, file: str):
-        self.loader = _Loader(text)
+        self.loader: Any = None  # made in run(): the pure-Python parser checks the characters at once
         self.text = text
         self.file = file
+        self._lines: _Lines | None = None
+        # libyaml does not count a (second) leading U+FEFF that an editor shows as a character.
+        self.shift = _BOM_SHIFT if text.startswith(_BOM) else 0
+        # With LF line breaks only and no leading U+FEFF (which neither parser counts in its
+        # column), the parser's line and column are the editor's, but past the last line, where
+        # libyaml ends a text with no final line break on a line of its own.
+        self.same_lines = not text.startswith(_BOM) and not any(c in text for c in "\r\x85\u2028\u2029")
+        self.last_line = text.count("\n")  # 0-based, as the parser counts
         self.problems: list[Problem] = []
         self.positions: dict[str, Pos] = {}
         self.order: list[str] = []  # paths in the order built, so an alias can copy a slice
         self.anchors: dict[str, tuple[Any, str, int, int]] = {}
         self.nodes = 0
 
+    def at(self, mark: Any) -> tuple[int, int]:
+        """A parser mark as (line, column): from its character index, not its line and column,
+        which count NEL, U+2028 and U+2029 as line breaks (and end the stream on a line of its own)."""
+        if self.same_lines and mark.line <= self.last_line:
+            return mark.line + 1, mark.column + 1  # the common case, and the quick one
+        return self.lines.position(mark.index + self.shift)
+
+    @property
+    def lines(self) -> _Lines:
+        if self._lines is None:
+            self._lines = _Lines(self.text)
+        return self._lines
+
     def problem(self, mark: Any, path: str, message: str) -> None:
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        line, column = self.at(mark) if mark is not None else (0, 0)
         self.problems.append(Problem(Location(self.file, line, column, path), message))
+
+    def bad_character(self, index: int, character: int) -> None:
+        line, column = self.lines.position(index)
+        message = f"character #x{character:04x} is not allowed in YAML text"
+        self.problems.append(Problem(Location(self.file, line, column, "$"), message))
 
     def run(self) -> Any:
         try:
+            self.loader = _Loader(self.text)
             return self._stream()
         except _Abort:
             return None
         except yaml.MarkedYAMLError as error:
             message = error.problem or "invalid YAML"
             if error.context:
-                where = f" at line {error.context_mark.line + 1}" if error.context_mark else ""
+                where = f" at line {self.at(error.context_mark)[0]}" if error.context_mark else ""
                 message = f"{message} ({error.context}{where})"
             self.problem(error.problem_mark, "$", f"YAML syntax error: {message}")
         except yaml.reader.ReaderError as error:
-            before = self.text[: error.position]
-            line, column = before.count("\n") + 1, error.position - before.rfind("\n")
-            self.problems.append(
-                Problem(
-                    Location(self.file, line, column, "$"),
-                    f"character #x{error.character:04x} is not allowed in YAML text",
-                )
-            )
+            index = error.position
+            if _BYTE_OFFSETS:  # a byte offset into the UTF-8 text: count the characters before it
+                index = len(self.text.encode("utf-8")[:index].decode("utf-8", errors="ignore"))
+            self.bad_character(index, error.character)
+        except UnicodeEncodeError as error:  # a lone surrogate, which libyaml cannot even be given
+            self.bad_character(error.start, ord(self.text[error.start]))
         except yaml.YAMLError as error:  # pragma: no cover - every parser error is marked
             self.problem(None, "$", f"YAML error: {error}")
         return None
@@ -190,7 +254,7 @@ class _Composer:
         if isinstance(event, AliasEvent):
             return self._alias(event, path, key_mark)
         self.order.append(path)
-        self.positions[path] = Pos(self.file, mark.line + 1, mark.column + 1, key_mark.line + 1, key_mark.column + 1)
+        self.positions[path] = Pos(self.file, *self.at(mark), *self.at(key_mark))
         start = len(self.order) - 1
         tag = event.tag
         if tag is not None and tag not in _PLAIN_TAGS:
@@ -228,7 +292,8 @@ class _Composer:
             new = path + sub[len(origin):]
             pos = self.positions[sub]
             if sub == origin:
-                pos = pos._replace(key_line=key_mark.line + 1, key_column=key_mark.column + 1)
+                key_line, key_column = self.at(key_mark)
+                pos = pos._replace(key_line=key_line, key_column=key_column)
             self.positions[new] = pos
             self.order.append(new)
         return _copy(value)
@@ -254,7 +319,7 @@ class _Composer:
                 self.problem(key_event.start_mark, path, f"duplicate key '{key}' (first at line {first_line[key]})")
                 self._discard(here, depth, keep_problems=True)
                 continue
-            first_line[key] = key_event.start_mark.line + 1
+            first_line[key] = self.at(key_event.start_mark)[0]
             result[key] = self._node(here, depth + 1, key_event.start_mark)
         self.loader.get_event()
         return result
