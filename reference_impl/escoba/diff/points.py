@@ -2,7 +2,7 @@
 
 Both the structural diff and the rules matrix are built from the same list, so the matrix rows
 and the diff lines cannot drift apart: each `Point` is one row of the rules catalogue
-(/work/shared/rules-catalogue.md), with its value as the engine reads it, a short text for
+(the rows of docs/rules-matrix.md), with its value as the engine reads it, a short text for
 people, a `meaning` that two rulesets share exactly when they agree (a measure's canonical
 form, a holder card by rank and suit, a list of player counts as a set...), and the citation
 that backs it.
