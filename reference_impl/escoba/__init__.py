@@ -66,13 +66,17 @@ def load_ruleset(name: str) -> "Rules":
 
     Raises `RulesetError` (with every problem located) for an invalid document.
     """
+    import os
     from pathlib import Path
 
     from escoba.rules import load_resolved
     from escoba.rules.compile import compile_rules
 
-    path = Path(name)
-    key = (name, path.stat().st_mtime_ns if path.is_file() else None)
+    try:
+        stamp = Path(name).stat().st_mtime_ns if os.path.isfile(name) else None
+    except OSError:  # gone since, or a name the OS refuses (too long): load_resolved says which
+        stamp = None
+    key = (name, stamp)
     if key not in _cache:
         _cache[key] = compile_rules(load_resolved(name).doc)
     return _cache[key]

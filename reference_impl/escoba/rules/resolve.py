@@ -94,7 +94,9 @@ def load_chain(path: Path, shown: str) -> list[Document]:
 def _parent_file(doc: Document, extends: str, where: Location) -> tuple[Path, str]:
     if "/" in extends or extends.endswith((".yaml", ".yml")):
         path = doc.path.parent / extends
-        if path.is_file():
+        # os.path.isfile, not Path.is_file: on a name the OS refuses (too long, a folder that
+        # may not be searched) Path.is_file raises in Python 3.11; for extends it names no file.
+        if os.path.isfile(path):
             return path, os.path.normpath(os.path.join(os.path.dirname(doc.file), extends))
         message = f"extends: no such file {extends} (looked in {os.path.normpath(doc.path.parent)})"
         raise RulesetError([Problem(where, message)])
