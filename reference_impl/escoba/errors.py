@@ -5,12 +5,22 @@ problem is (file, line, column, JSON path) and print as one line:
 
     spec/house/mine.yaml:12:5: $.scoring.categories[2].award: unknown policy 'mayority'
 
-The CLI prints `str(error)` and never a traceback.
+The CLI prints `str(error)` and never a traceback. Messages quote what a user wrote (keys, values,
+names), which may hold line breaks or other invisible characters; a problem shows them escaped
+(`'a\\nb'`), so that it stays one line and says exactly what is in the file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+
+def one_line(text: str) -> str:
+    """`text` with each character that is not printable (line breaks, controls, invisible
+    format characters, spaces other than ' ') written as its Python escape: `\\n`, `\\x07`, `\\u2028`."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)  # repr escapes just those
 
 
 class EscobaError(Exception):
@@ -27,10 +37,10 @@ class Location:
     path: str = "$"
 
     def __str__(self) -> str:
-        where = self.file
+        where = one_line(self.file)
         if self.line:
             where += f":{self.line}:{self.column or 1}"
-        return f"{where}: {self.path}"
+        return f"{where}: {one_line(self.path)}"
 
 
 @dataclass
@@ -41,6 +51,11 @@ class Problem:
     message: str
     excerpt: str | None = None
     caret: int | None = None
+
+    def __post_init__(self) -> None:
+        self.message = one_line(self.message)
+        if self.excerpt is not None:  # a blank for a blank, so the caret stays under its column
+            self.excerpt = "".join(c if c.isprintable() else " " for c in self.excerpt)
 
     def __str__(self) -> str:
         text = f"{self.location}: {self.message}"

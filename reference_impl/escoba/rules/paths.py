@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping, NamedTuple
 
-from escoba.errors import Location
+from escoba.errors import Location, one_line
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -38,7 +38,9 @@ def join(parts: Iterable[str | int]) -> str:
 
 
 def _quote(key: str) -> str:
-    return "'" + key.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    # A key may hold any character; the path is shown on one line (backslashes doubled first,
+    # so that an escaped line break and a written backslash-n stay two paths).
+    return "'" + one_line(key.replace("\\", "\\\\").replace("'", "\\'")) + "'"
 
 
 def locate(positions: Mapping[str, Pos], parts: Iterable[str | int], *, key: bool = False, path: str | None = None) -> Location:
