@@ -129,7 +129,7 @@ class Replay:
 
 
 def probe_reason(hand: Hand, move: str | Mapping[str, Any]) -> tuple[str | None, str]:
-    """The reason class (docs/protocol.md, "Events") for which the engine refuses `move`,
+    """The reason class (docs/protocol.md, "Errors") for which the engine refuses `move`,
     and the engine's words; `(None, "")` if the move is legal."""
     from escoba.notation import move_from_wire, parse_move
 
