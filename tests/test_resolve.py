@@ -172,3 +172,17 @@ def test_a_value_changed_without_a_citation_loses_the_parents_citation(tmp_path:
     assert doc["capture"]["provenance"]["compulsory"]["note"] == "set by mine without a citation"
     assert doc["capture"]["provenance"]["target"]["inherited_from"] == "da"
     assert _category(doc, "cards")["provenance"]["inherited_from"] == "da"
+
+
+def test_load_ruleset_sees_a_change_in_a_parent_file(tmp_path: Path) -> None:
+    """Compiled rules are cached by resolved content: editing the parent of a house rule counts."""
+    import os
+
+    import escoba
+
+    parent = _write(tmp_path, "parent.yaml", "dsl: 1\nid: parent\nextends: da\nmatch: {target: 21}\n")
+    child = _write(tmp_path, "child.yaml", "dsl: 1\nid: child\nextends: parent.yaml\n")
+    assert escoba.load_ruleset(str(child)).match_target == 21
+    parent.write_text(parent.read_text(encoding="utf-8").replace("21", "31"), encoding="utf-8")
+    os.utime(parent, ns=(1, 2_000_000_000_000_000_000))  # a new modification time, whatever the clock
+    assert escoba.load_ruleset(str(child)).match_target == 31

@@ -66,17 +66,17 @@ def load_ruleset(name: str) -> "Rules":
 
     Raises `RulesetError` (with every problem located) for an invalid document.
     """
-    import os
-    from pathlib import Path
+    import json
 
     from escoba.rules import load_resolved
     from escoba.rules.compile import compile_rules
 
-    try:
-        stamp = Path(name).stat().st_mtime_ns if os.path.isfile(name) else None
-    except OSError:  # gone since, or a name the OS refuses (too long): load_resolved says which
-        stamp = None
-    key = (name, stamp)
+    # Keyed by the resolved document itself: a change to any file of the extends chain (not
+    # only the one named) gives fresh rules; parsing is cached per file by load_resolved.
+    doc = load_resolved(name).doc
+    key = json.dumps(doc, sort_keys=True, ensure_ascii=False)
     if key not in _cache:
-        _cache[key] = compile_rules(load_resolved(name).doc)
+        if len(_cache) > 64:
+            _cache.clear()
+        _cache[key] = compile_rules(doc)
     return _cache[key]
