@@ -22,11 +22,11 @@ import pytest
 import escoba
 from escoba.cli import main as cli
 from escoba.conformance.expectations import Expectation
-from escoba.conformance.runner import Entry, Runner, collect
+from escoba.conformance.runner import Runner, collect
 from escoba.engine.arrange import arrange_deck
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.match import Match
-from escoba.errors import EscobaError, IllegalMoveError, NotationError, RulesetError, TranscriptError
+from escoba.errors import EscobaError, IllegalMoveError, NotationError, TranscriptError
 from escoba.notation import move_from_wire, parse_card, parse_cards, parse_move
 from escoba.protocol.client import InProcessSession, SubprocessSession
 from escoba.protocol.features import FEATURES
@@ -233,7 +233,7 @@ def api(call: Callable[[], object]) -> Producer:
 
 def _redeals_forever() -> None:
     rules = escoba.load_ruleset("de-redeal")
-    order = arrange_deck(rules, 2, 0, "7♦ 8♦ 7♣ 8♣".replace("8", "S").split(), [])
+    order = arrange_deck(rules, 2, 0, "7♦ S♦ 7♣ S♣".split(), [])  # 7 + 8, twice: a redeal
     Hand(rules, 2, 0, [order] * 100)
 
 

@@ -20,8 +20,6 @@ import io
 import itertools
 import os
 import re
-import shutil
-import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -104,6 +102,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 _SHAPE = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+):(?P<column>\d+))?: (?P<path>\$.*?): (?P<message>.+)")
 # Problems about a whole file (there is no line to point at); everything else has a position.
 _YAML_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_ODD_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 _WHOLE_FILE = ("empty file;", "is a directory", "cannot read the file", "file larger than", "empty document;")
 
 
@@ -133,7 +132,14 @@ def _line_splits(raw: bytes) -> list[list[str]]:
     """A file's lines as YAML counts them (CR, NEL, U+2028 and U+2029 break lines too) and as
     the byte-level checks count them (LF only); a position must fall inside one of them."""
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
-    return [_YAML_BREAKS.split(text), text.split("\n")]
+    splits = [_YAML_BREAKS.split(text), text.split("\n")]
+    if _ODD_BREAKS.search(text):
+        # Next to a lone CR, NEL, U+2028 or U+2029 the scanner's marks and its line breaks
+        # disagree (`\r\u2028` moves the mark one line, not two): any line up to the number of
+        # breaks is plausible there.
+        longest = max(len(line) for lines in splits for line in lines)
+        splits.append(["x" * longest] * (len(_YAML_BREAKS.findall(text)) + 1))
+    return splits
 
 
 def _inside(line: int, column: int, lines: list[str]) -> bool:
