@@ -283,3 +283,54 @@ def test_turn_order(players, leader, direction, dealer, expected):
         seen.append(hand.to_play)
         hand.apply(hand.legal_moves()[0])
     assert seen == expected
+
+
+# --------------------------------------------------------------------------- match end
+
+
+def _finish_hand(match, points):
+    """Count a hand that scored `points` per side (the deal itself is not what is tested)."""
+    from types import SimpleNamespace
+
+    match.hand = SimpleNamespace(is_over=True, points=points)
+    return match.end_hand()
+
+
+def test_several_over_the_target_the_highest_wins():
+    """de/fr/ru: when two sides pass the target in the same hand, the higher total wins."""
+    from escoba.engine.match import Match
+
+    match = Match(base_with(), 2, target=21)
+    _finish_hand(match, [18, 15])
+    events = _finish_hand(match, [4, 8])  # 22 against 23: both over
+    assert match.winners == [1]
+    assert events[-1]["event"] == "match_end" and events[-1]["totals"] == [22, 23]
+
+
+def test_equal_totals_over_the_target_play_another_hand():
+    """de/fr: an exact tie at or over the target is no win: another hand is dealt."""
+    from escoba.engine.match import Match
+
+    match = Match(base_with(match__tie="extra_hand"), 2, target=21)
+    events = _finish_hand(match, [21, 21])
+    assert not match.is_over and events[-1] == {"event": "tie", "sides": [0, 1], "totals": [21, 21]}
+    _finish_hand(match, [1, 3])
+    assert match.winners == [1]
+
+
+def test_equal_totals_over_the_target_are_a_shared_win_in_the_danish_app():
+    """da-app: the app records a true tie as a win for both."""
+    from escoba.engine.match import Match
+
+    match = Match(base_with(match__tie="shared_win"), 2, target=21)
+    events = _finish_hand(match, [22, 22])
+    assert match.winners == [0, 1] and events[-1]["event"] == "match_end"
+
+
+def test_a_tie_below_the_leader_is_not_a_tie():
+    """Three players: two tied behind a clear leader over the target do not stop the win."""
+    from escoba.engine.match import Match
+
+    match = Match(base_with(), 3, target=21)
+    _finish_hand(match, [25, 21, 21])
+    assert match.winners == [0]
