@@ -84,8 +84,19 @@ def load(path: str | Path) -> dict[str, Expectation]:
 
             data = yaml.safe_load(text)
     except (ValueError, Exception) as problem:  # yaml.YAMLError and JSONDecodeError
-        raise ExpectationsError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {problem}") from None
+        kind = "JSON" if path.suffix == ".json" else "YAML"
+        raise ExpectationsError(f"{path}: not valid {kind}: {_one_line(problem)}") from None
     return parse(data, str(path))
+
+
+def _one_line(problem: Exception) -> str:
+    """A parser's complaint in one line, with where it stopped (PyYAML's spans several)."""
+    if isinstance(problem, json.JSONDecodeError):
+        return f"{problem.msg} (line {problem.lineno}, column {problem.colno})"
+    what = getattr(problem, "problem", None) or str(problem).splitlines()[0]
+    mark = getattr(problem, "problem_mark", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return " ".join(f"{what}{where}".split())
 
 
 def parse(data: Any, where: str = "<expectations>") -> dict[str, Expectation]:
