@@ -334,3 +334,33 @@ def test_a_tie_below_the_leader_is_not_a_tie():
     match = Match(base_with(), 3, target=21)
     _finish_hand(match, [25, 21, 21])
     assert match.winners == [0]
+
+
+# --------------------------------------------------------------------------- jokers
+
+
+def test_joker_captures_are_every_subset_that_makes_the_target():
+    """de-jokers: with a joker played or on the table, the pruned search finds exactly the
+    subsets a brute force over every subset finds (a joker is worth any card value)."""
+    import random
+    from itertools import combinations
+
+    import escoba
+
+    rules = escoba.load_ruleset("de-jokers")
+    finder, rng = rules.finder, random.Random(5)
+    cards = list(rules.deck.cards)
+    jokers = [c for c in cards if rules.deck.is_joker(c)]
+    for trial in range(500):
+        rng.shuffle(cards)
+        size = rng.randrange(1, 9)
+        table, card = cards[:size], cards[size]
+        if trial % 2 and not set(jokers) & {card, *table}:
+            table = table + [jokers[trial % 2]]
+        brute = sorted(
+            subset
+            for n in range(1, len(table) + 1)
+            for subset in combinations(sorted(table), n)
+            if finder.makes_target((card, *subset))
+        )
+        assert finder.captures(card, table) == brute

@@ -77,13 +77,28 @@ class CaptureFinder:
         return self.sums(table).get(need, [])
 
     def _captures_with_jokers(self, card: int, table: Sequence[int]) -> list[Subset]:
-        # Rare (two cards in 42): plain enumeration over the small table is clear and fast enough.
-        found = []
-        ordered = sorted(table)
-        for size in range(1, len(ordered) + 1):
-            for subset in combinations(ordered, size):
-                if self.makes_target((card, *subset)):
-                    found.append(subset)
+        # With j jokers among the played and taken cards, the other taken cards must leave
+        # between j × lowest and j × highest value to reach the target: the same pruned growth
+        # as without jokers, once per choice of table jokers (there are at most two).
+        played_joker = self.is_joker[card]
+        v = 0 if played_joker else self.value[card]
+        plain = [c for c in table if not self.is_joker[c]]
+        wild = sorted(c for c in table if self.is_joker[c])
+        found: list[Subset] = []
+        for k in range(len(wild) + 1):
+            for jokers in combinations(wild, k):
+                j = played_joker + k
+                if j == 0:
+                    lo = hi = self.target - v
+                else:
+                    lo, hi = self.target - v - j * self.high, self.target - v - j * self.low
+                if hi < 0:
+                    continue
+                if lo <= 0 and jokers:
+                    found.append(tuple(jokers))  # only jokers taken: they make up the rest
+                for total, subsets in self.sums(plain, hi).items():
+                    if lo <= total:
+                        found.extend(tuple(sorted((*s, *jokers))) for s in subsets)
         found.sort()
         return found
 
