@@ -582,7 +582,9 @@ EXAMPLES: dict[str, Producer] = {
     "'Zz' is not a card code of this deck": engine_reply({**_start(), "decks": [["Zz"]]}),
     "next_hand needs a match in progress (start with a target)": engine_reply(_start(), {"cmd": "next_hand", "decks": [[]]}),
     "bad_request: base is played by 2, 3, 4 players, not 5": engine_reply({**_start(), "players": 5}),
-    "internal: KeyError: 'deck'": engine_reply({**_start(), "ruleset": {"id": "x"}}),
+    "bad_request: the ruleset in start is not valid: $.capture.target: must be at most 30, got 150": engine_reply(
+        {**_start(), "ruleset": {**_start()["ruleset"], "capture": {**_start()["ruleset"]["capture"], "target": 150}}}
+    ),
     # ---- golden case files: the files of tests/broken_cases/, named in full
     **{line: broken_case(name) for name, line in BROKEN_LINES.items()},
     "a case is a JSON object": case_file("x.json", "[]"),

@@ -24,6 +24,7 @@ from escoba.errors import EscobaError, NotationError
 from escoba.notation import move_from_wire
 from escoba.protocol.features import FEATURES
 from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
+from escoba.rules import check_document
 from escoba.rules.compile import Rules, compile_rules
 from escoba.transcript.record import reason_class
 
@@ -164,6 +165,11 @@ class ReferenceEngine:
         for known, rules in same_id:
             if known == doc:
                 return rules
+        problems = check_document(doc)  # a runner may send anything: refuse it in words
+        if problems:
+            shown = "; ".join(f"{p.location.path}: {p.message}" for p in problems[:3])
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise Refused("bad_request", f"the ruleset in start is not valid: {shown}{more}")
         rules = self.adjust_rules(compile_rules(doc))
         same_id.append((doc, rules))
         return rules

@@ -12,7 +12,7 @@ from escoba.errors import Problem, RulesetError, UnknownRuleset
 from escoba.rules import registry
 from escoba.rules.resolve import Resolved, load_chain, resolve
 
-__all__ = ["Resolved", "bundled_ids", "check", "load_resolved"]
+__all__ = ["Resolved", "bundled_ids", "check", "check_document", "load_resolved"]
 
 
 def load_resolved(id_or_path: str) -> Resolved:
@@ -37,6 +37,17 @@ def check(id_or_path: str) -> list[Problem]:
             raise
         return error.problems
     return []
+
+
+def check_document(doc: object) -> list[Problem]:
+    """Problems of an already resolved document received as data (no files, no positions):
+    the schema, then the semantic checks that bear on play. Empty if it can be played."""
+    from escoba.rules import schema, semantics
+
+    problems = schema.validate(doc, {})
+    if problems or not isinstance(doc, dict):
+        return problems
+    return semantics.check_document(doc)
 
 
 def bundled_ids() -> list[str]:

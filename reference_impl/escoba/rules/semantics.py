@@ -43,6 +43,17 @@ def check(resolved: Resolved) -> list[Problem]:
     return checker.problems
 
 
+def check_document(doc: dict[str, Any]) -> list[Problem]:
+    """The checks that bear on play, for a resolved document that comes with no files (a
+    conformance runner's `start` request): the deck, values, players, deal, target, categories."""
+    from types import SimpleNamespace
+
+    checker = _Checker(SimpleNamespace(doc=doc, positions={}, files=[]))  # type: ignore[arg-type]
+    for step in (checker.deck, checker.values, checker.players, checker.deal, checker.target, checker.categories):
+        step()
+    return checker.problems
+
+
 class _Checker:
     def __init__(self, resolved: Resolved):
         self.resolved = resolved
