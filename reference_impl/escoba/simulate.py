@@ -477,7 +477,7 @@ def _worker_chunk(start: int, stop: int):
 
 def _play_range(rules: Rules, job: Job, start: int, stop: int):
     _, kind, players, seed, bots, target = job
-    makers = [BOTS[bots[s % len(bots)]] for s in range(players)]
+    makers = seat_makers(bots, players)
     if kind == "hands":
         acc = Accumulator(tuple(c.id for c in rules.categories), len(rules.sides(players)))
         for i in range(start, stop):
@@ -489,11 +489,23 @@ def _play_range(rules: Rules, job: Job, start: int, stop: int):
     return macc
 
 
-def _play_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[Hand, tuple[int, int, int, int]]:
+def seat_makers(bots: Sequence[str], players: int) -> list:
+    """The bot constructor of each seat: `bots` repeated round the table."""
+    return [BOTS[bots[s % len(bots)]] for s in range(players)]
+
+
+def deal_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[Hand, tuple[int, int, int, int], list]:
+    """Hand `i` of a seeded run, dealt and not yet played: the hand, its opening counts (taken,
+    escobas, set aside, redeals) and the seated bots. `escoba diff` plays the same hands."""
     hand = Hand(rules, players, i % players, seed=derive_seed(seed, "hand", i, "deal"), record=False)
     # Without events, the opening is read off the state before the first play.
     opening = (int(any(hand.piles)), sum(hand.escobas), int(bool(hand.set_aside)), len(hand.deck_orders) - 1)
     seats = [make(derive_seed(seed, "hand", i, "seat", s)) for s, make in enumerate(makers)]
+    return hand, opening, seats
+
+
+def _play_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[Hand, tuple[int, int, int, int]]:
+    hand, opening, seats = deal_hand(rules, players, seed, i, makers)
     while hand.to_play is not None:
         hand.apply(seats[hand.to_play](hand))
     return hand, opening

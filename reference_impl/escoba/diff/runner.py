@@ -26,10 +26,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from escoba.diff.compare_sim import Totals
 from escoba.diff.rescore import Played, Replayer, Tally, new_tally, record
-from escoba.engine.bots import BOTS
 from escoba.engine.hand import Hand
 from escoba.rules.compile import Rules, compile_rules
-from escoba.simulate import Accumulator, MatchStats, derive_seed, simulate_matches
+from escoba.simulate import Accumulator, MatchStats, deal_hand, seat_makers, simulate_matches
 
 CHUNK = 500
 # Bots whose choices depend only on the legal moves, the cards and the capture target, never on
@@ -103,10 +102,7 @@ class _Context:
     def play(self, rules: Rules, i: int) -> tuple[Hand, tuple[int, int, int, int], Played]:
         """Hand `i` under `rules`, as `escoba.simulate` plays it (pinned by a test)."""
         job = self.job
-        seed, players = job.seed, job.players
-        hand = Hand(rules, players, i % players, seed=derive_seed(seed, "hand", i, "deal"), record=False)
-        opening = (int(any(hand.piles)), sum(hand.escobas), int(bool(hand.set_aside)), len(hand.deck_orders) - 1)
-        seats = [BOTS[job.bots[s % len(job.bots)]](derive_seed(seed, "hand", i, "seat", s)) for s in range(players)]
+        hand, opening, seats = deal_hand(rules, job.players, job.seed, i, seat_makers(job.bots, job.players))
         played = record(hand, f"hand {i}", lambda h: seats[h.to_play](h))
         return hand, opening, played
 
