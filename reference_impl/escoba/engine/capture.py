@@ -117,14 +117,16 @@ class CaptureFinder:
         is not. Tables are four cards, so trying each assignment of cards to groups is cheap.
         """
         cards = list(table)
-        if not self.has_jokers:
-            # Without wild cards a split into k groups needs a total of exactly k × target.
-            total = sum(self.value[c] for c in cards)
-            if total % self.target or not 1 <= total // self.target <= max_groups:
-                return 0
+        jokers = sum(1 for c in cards if self.is_joker[c])
+        total = sum(self.value[c] for c in cards if not self.is_joker[c])
         for groups in range(1, max_groups + 1):
             if len(cards) < 2 * groups:
                 break
+            # k groups need k × target in all, the jokers filling between one card's lowest and
+            # highest value each: a total outside that range cannot split, whatever the cards.
+            rest = groups * self.target - total
+            if not jokers * self.low <= rest <= jokers * self.high:
+                continue
             if self._partitions(cards, groups):
                 return groups
         return 0
@@ -145,10 +147,7 @@ class CaptureFinder:
         return place(0, [[] for _ in range(groups)])
 
     def any_combination(self, table: Sequence[int]) -> bool:
-        """Does some set of two or more table cards make the target?"""
-        ordered = sorted(table)
-        return any(
-            self.makes_target(subset)
-            for size in range(2, len(ordered) + 1)
-            for subset in combinations(ordered, size)
-        )
+        """Does some set of two or more table cards make the target? (As if one of them were
+        played onto the others: the same pruned search as a capture.)"""
+        cards = list(table)
+        return any(self.captures(c, cards[:i] + cards[i + 1 :]) for i, c in enumerate(cards))
