@@ -364,3 +364,33 @@ def test_joker_captures_are_every_subset_that_makes_the_target():
             if finder.makes_target((card, *subset))
         )
         assert finder.captures(card, table) == brute
+
+
+@pytest.mark.parametrize("ruleset", ["base", "de-jokers"])
+def test_opening_table_checks_agree_with_trying_every_subset(ruleset):
+    """'contains a 15' and 'splits into groups of 15' find exactly what a brute force finds,
+    jokers included."""
+    import random
+    from itertools import combinations
+
+    import escoba
+
+    rules = escoba.load_ruleset(ruleset)
+    finder, rng, cards = rules.finder, random.Random(2), list(rules.deck.cards)
+
+    def splits(table):
+        if finder.makes_target(table):
+            return 1
+        for k in range(2, len(table) - 1):
+            for part in combinations(table, k):
+                rest = [c for c in table if c not in part]
+                if finder.makes_target(part) and finder.makes_target(rest):
+                    return 2
+        return 0
+
+    for _ in range(1000):
+        rng.shuffle(cards)
+        table = cards[: rng.randrange(1, 8)]
+        contains = any(finder.makes_target(s) for k in range(2, len(table) + 1) for s in combinations(table, k))
+        assert finder.any_combination(table) == contains
+        assert finder.split_groups(table, 2) == splits(table)
