@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.scoring import score_category
 from escoba.errors import IllegalMoveError
 from rulebook import base_with, cards, deal, move
@@ -22,7 +22,7 @@ def test_opening_fifteen_is_one_escoba_for_the_dealer():
     """Four table cards totalling 15 go to the dealer as one escoba (base, da, sv, fr)."""
     rules = base_with()
     hand = deal(rules, 2, 0, "1♦ 2♥ 5♠ 7♣", "3♦ 4♦ 5♦", "6♦ 7♦ S♦")
-    opening = [e for e in hand.events if e["event"] == "opening"][0]
+    opening = next(e for e in hand.events if e["event"] == "opening")
     assert opening["escobas"] == 1 and opening["groups"] == 1 and opening["seat"] == 0
     assert hand.table == [] and hand.escobas == [1, 0]
 
@@ -70,8 +70,8 @@ def test_opening_redeal_uses_the_next_deck_order():
     from escoba.engine.arrange import arrange_deck
 
     rules = base_with(opening_table__action="redeal", opening_table__escobas="none")
-    first = arrange_deck(rules, 2, 0, "1♦ 2♥ 5♠ 7♣".split(), [["3♦ 4♦ 5♦".split(), "6♦ 7♦ S♦".split()]])
-    second = arrange_deck(rules, 2, 0, "R♦ R♥ C♠ 1♣".split(), [["3♦ 4♦ 5♦".split(), "6♦ 7♦ S♦".split()]])
+    first = arrange_deck(rules, 2, 0, ["1♦", "2♥", "5♠", "7♣"], [[["3♦", "4♦", "5♦"], ["6♦", "7♦", "S♦"]]])
+    second = arrange_deck(rules, 2, 0, ["R♦", "R♥", "C♠", "1♣"], [[["3♦", "4♦", "5♦"], ["6♦", "7♦", "S♦"]]])
     hand = Hand(rules, 2, 0, [first, second])
     assert [e["event"] for e in hand.events].count("opening") == 1
     assert sorted(hand.table) == sorted(cards(rules, "R♦ R♥ C♠ 1♣"))
@@ -183,7 +183,7 @@ def test_nobody_captured_leftovers_are_discarded():
         placing = [m for m in hand.legal_moves() if not m.take]
         hand.apply(placing[0])
     assert hand.piles == [[], []] and len(hand.set_aside) == 40
-    assert [e for e in hand.events if e["event"] == "leftovers"][0]["seat"] is None
+    assert next(e for e in hand.events if e["event"] == "leftovers")["seat"] is None
 
 
 # --------------------------------------------------------------------------- scoring

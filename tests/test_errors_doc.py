@@ -14,8 +14,9 @@ import io
 import json
 import re
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,6 @@ from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.simulate import simulate
 from escoba.transcript.case import load_case, load_cases
 from escoba.transcript.record import reason_class
-
 from rulebook import base_with, deal, move
 
 ROOT = Path(__file__).parents[1]
@@ -58,7 +58,7 @@ def _cells(row: str) -> list[str]:
 def _code_spans(cell: str) -> list[str]:
     """The code spans of a cell, CommonMark style: ``a `b` c`` keeps its inner backticks."""
     spans = []
-    for ticks, body in re.findall(r"(`+)(.+?)(?<!`)\1(?!`)", cell):
+    for _ticks, body in re.findall(r"(`+)(.+?)(?<!`)\1(?!`)", cell):
         if body.startswith(" ") and body.endswith(" ") and body.strip():
             body = body[1:-1]
         spans.append(body)
@@ -233,7 +233,7 @@ def api(call: Callable[[], object]) -> Producer:
 
 def _redeals_forever() -> None:
     rules = escoba.load_ruleset("de-redeal")
-    order = arrange_deck(rules, 2, 0, "7♦ S♦ 7♣ S♣".split(), [])  # 7 + 8, twice: a redeal
+    order = arrange_deck(rules, 2, 0, ["7♦", "S♦", "7♣", "S♣"], [])  # 7 + 8, twice: a redeal
     Hand(rules, 2, 0, [order] * 100)
 
 
@@ -561,7 +561,7 @@ EXAMPLES: dict[str, Producer] = {
     "dealer must be a seat from 0 to 1, got 2": api(lambda: Hand(escoba.load_ruleset("base"), 2, 2)),
     "the deck order is not the 40-card deck of base (twice: 7d; missing: 3c)": api(_short_deck),
     "the opening table needs a redeal but no further deck order was given": api(
-        lambda: Hand(escoba.load_ruleset("de-redeal"), 2, 0, [arrange_deck(escoba.load_ruleset("de-redeal"), 2, 0, "7♦ S♦ 7♣ S♣".split(), [])])
+        lambda: Hand(escoba.load_ruleset("de-redeal"), 2, 0, [arrange_deck(escoba.load_ruleset("de-redeal"), 2, 0, ["7♦", "S♦", "7♣", "S♣"], [])])
     ),
     "no playable deal after 64 redeals": api(_redeals_forever),
     "the target must be a positive number of points, got 0": api(lambda: Match(escoba.load_ruleset("base"), 2, target=0)),

@@ -27,7 +27,6 @@ from escoba.engine.hand import Hand, Move
 from escoba.errors import IllegalMoveError, NotationError
 from escoba.notation import MAX_LENGTH, format_move, move_from_wire, parse_card, parse_cards, parse_move
 from escoba.rules import bundled_ids
-
 from rulebook import base_with
 
 RULESETS = bundled_ids()
@@ -143,7 +142,7 @@ def test_near_miss_moves_are_a_move_or_a_notation_error(data: st.DataObject) -> 
 def test_every_spelling_a_deck_accepts_reads_as_that_card(ruleset: str, data: st.DataObject) -> None:
     """Any spelling Deck.card accepts is the same card to parse_card, parse_move and parse_cards."""
     deck = deck_of(ruleset)
-    text, card = data.draw(st.sampled_from(spellings(ruleset)))
+    text, _card = data.draw(st.sampled_from(spellings(ruleset)))
     text = data.draw(st.sampled_from([text, text.lower(), text.upper(), f"  {text} "]))
     try:
         expected = deck.card(text)
@@ -270,7 +269,7 @@ def candidate_text(data: st.DataObject, hand: Hand) -> str:
     seat = hand.to_play if hand.to_play is not None else 0
     held, table = hand.hands[seat], hand.table
     others = [c for c in deck.cards if c not in held and c not in table]
-    pick = lambda pool: data.draw(st.sampled_from(pool or list(deck.cards)))  # noqa: E731
+    pick = lambda pool: data.draw(st.sampled_from(pool or list(deck.cards)))
     card = pick(data.draw(st.sampled_from([held, held, others, table])))
     take = data.draw(st.lists(st.sampled_from(table or list(deck.cards)), max_size=5, unique=True), label="take")
     if data.draw(st.booleans()):

@@ -25,16 +25,17 @@ import random
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from escoba.conformance.report import render_markdown, render_text, to_json
-from escoba.conformance.runner import OUTCOMES, Entry, RunReport, Runner, collect
+from escoba.conformance.runner import OUTCOMES, Entry, Runner, RunReport, collect
 from escoba.errors import TranscriptError
 from escoba.protocol.client import SubprocessSession
 from escoba.protocol.messages import (
@@ -507,7 +508,7 @@ def case_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @given(st.sampled_from(CASE_FILES), case_mutations(), st.booleans())
 def test_a_mutated_case_file_loads_or_is_a_located_transcript_error(case_dir: Path, source: Path, mutation: tuple, replay: bool) -> None:
     """A damaged case file is a Case or a TranscriptError naming the file and a JSON path, nothing else."""
-    how, mutate = mutation
+    _how, mutate = mutation
     path = case_dir / source.name
     path.write_bytes(mutate(source.read_bytes()))
     try:

@@ -6,7 +6,7 @@ import io
 import json
 import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -172,7 +172,7 @@ def test_the_child_that_keeps_stdout_open_is_killed(tmp_path):
 def test_an_engine_that_never_starts_is_not_restarted_forever():
     """After three failed handshakes in a row the remaining cases are not run, and say so."""
     entries = list(two_player_games()) + [three_player_game()]
-    report, _, recording = run_fake("exit-at-once", entries=entries)
+    report, _, _recording = run_fake("exit-at-once", entries=entries)
     assert [r.outcome for r in report.results] == ["crash"] * 4
     assert report.results[3].message.startswith("not run: the engine failed to start 3 times")
 
@@ -238,7 +238,7 @@ def escoba_case() -> Entry:
 def test_a_divergence_is_reported_at_its_first_event_with_context_diff_and_class():
     """The first differing event, the matching ones before it, a diff and the class are reported."""
     entry = escoba_case()
-    connect = lambda: InProcessSession(SilentEscobas)  # noqa: E731
+    connect = lambda: InProcessSession(SilentEscobas)
     report = Runner(connect, replay=lambda c: f"escoba conformance --case {c}").run([entry])
     result = report.results[0]
     assert result.outcome == "fail" and result.cls == "escoba"
@@ -396,7 +396,7 @@ def test_first_divergence_of_legal_moves_lists_missing_and_extra_moves():
 def test_a_pinned_failure_is_xfail_and_a_different_one_is_new():
     """A failure as pinned keeps the run green; the same case failing differently is NEW."""
     entry = escoba_case()
-    connect = lambda: InProcessSession(SilentEscobas)  # noqa: E731
+    connect = lambda: InProcessSession(SilentEscobas)
     index = next(i for i, e in enumerate(entry.case.expect) if e["event"] == "escoba")
     pinned = Runner(connect, expectations=expectations.parse({"cases": {entry.id: {"outcome": "fail", "class": "escoba", "index": index}}})).run([entry])
     assert pinned.results[0].outcome == "xfail" and pinned.ok
@@ -438,7 +438,7 @@ def test_expectations_round_trip_through_yaml_and_json(tmp_path):
 def test_cli_reference_run_exits_0_with_a_valid_json_report(capsys):
     """`escoba conformance --case ID --format json` runs the subprocess reference and exits 0."""
     ids = [e.id for e in two_player_games()[:2]]
-    assert main(["conformance", *sum((["--case", i] for i in ids), []), "--format", "json"]) == 0
+    assert main(["conformance", *(arg for i in ids for arg in ("--case", i)), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert not list(report_schema().iter_errors(report))
     assert report["ok"] and report["summary"]["pass"] == 2 and report["engine"]["name"] == "escoba-reference"

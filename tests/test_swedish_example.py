@@ -24,10 +24,10 @@ def game():
         rules,
         players=2,
         dealer=ADA,
-        table="3♣ 5♥ Kn♠ 2♦".split(),
+        table=["3♣", "5♥", "Kn♠", "2♦"],
         rounds=[
-            ["7♦ K♥ 4♣".split(), "6♠ E♥ D♣".split()],  # "Du har 7♦, K♥ och 4♣. Ada har 6♠, E♥ och D♣."
-            ["5♣ 7♠ 2♥".split(), "7♥ 4♦ D♦".split()],  # "du får 5♣, 7♠ och 2♥; Ada får 7♥, 4♦ och D♦"
+            [["7♦", "K♥", "4♣"], ["6♠", "E♥", "D♣"]],  # "Du har 7♦, K♥ och 4♣. Ada har 6♠, E♥ och D♣."
+            [["5♣", "7♠", "2♥"], ["7♥", "4♦", "D♦"]],  # "du får 5♣, 7♠ och 2♥; Ada får 7♥, 4♦ och D♦"
         ],
     )
     return rules, Hand(rules, 2, ADA, [order])

@@ -234,7 +234,7 @@ def test_swedish_golden_first_two_deals_are_the_texts(swedish):
     rules = swedish.rules
     assert swedish.hands[0].moves[: len(text.MOVES)] == text.MOVES
     deck = rules.deck
-    codes = lambda texts: [deck.code[deck.card(t)] for t in texts]  # noqa: E731
+    codes = lambda texts: [deck.code[deck.card(t)] for t in texts]
     events = list(swedish.expect)
     assert events[0] == {"event": "hand_start", "dealer": text.ADA, "leader": text.YOU, "players": 2}
     assert events[1] == {"event": "table", "cards": codes(text.TABLE)}  # turned before the hands
@@ -339,7 +339,7 @@ def test_swapping_copas_and_espadas_swaps_the_events(path):
 
 
 def _rotate(events, n: int, r: int, sides_are_seats: bool) -> list[dict]:
-    seat = lambda s: None if s is None else (s + r) % n  # noqa: E731
+    seat = lambda s: None if s is None else (s + r) % n
 
     def per_side(xs):
         # value of old side s goes to side s + r

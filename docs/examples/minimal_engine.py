@@ -30,7 +30,7 @@ FEATURES = [
     "award:most", "award:holder", "award:per_unit",
 ]  # fmt: skip
 
-REASONS_IN_ORDER = "malformed hand_over not_in_hand not_on_table wrong_sum compulsory".split()
+REASONS_IN_ORDER = ["malformed", "hand_over", "not_in_hand", "not_on_table", "wrong_sum", "compulsory"]
 
 
 class Refused(Exception):

@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 __all__ = [
-    "load_ruleset",
+    "EscobaError",
     "Hand",
+    "IllegalMoveError",
     "Match",
     "Move",
-    "Rules",
-    "random_bot",
-    "greedy_bot",
-    "EscobaError",
-    "IllegalMoveError",
     "NotationError",
+    "Rules",
     "RulesetError",
+    "greedy_bot",
+    "load_ruleset",
+    "random_bot",
 ]
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def __getattr__(name: str):
 _cache: dict = {}
 
 
-def load_ruleset(name: str) -> "Rules":
+def load_ruleset(name: str) -> Rules:
     """Load, resolve, validate and compile a ruleset by id (`da`) or path (`mine.yaml`).
 
     Raises `RulesetError` (with every problem located) for an invalid document.

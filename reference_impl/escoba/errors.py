@@ -12,7 +12,7 @@ names), which may hold line breaks or other invisible characters; a problem show
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 def one_line(text: str) -> str:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from escoba.engine.bots import BOTS
 from escoba.engine.hand import Hand
@@ -35,15 +36,15 @@ from escoba.errors import EscobaError
 from escoba.rules.compile import Rules, compile_rules
 
 __all__ = [
+    "Z95",
+    "Accumulator",
+    "Estimate",
+    "MatchAccumulator",
+    "MatchStats",
+    "Stats",
+    "derive_seed",
     "simulate",
     "simulate_matches",
-    "Stats",
-    "MatchStats",
-    "Estimate",
-    "Accumulator",
-    "MatchAccumulator",
-    "derive_seed",
-    "Z95",
 ]
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
@@ -83,7 +84,7 @@ class Estimate:
         return None if self.half is None else self.mean + self.half
 
     @classmethod
-    def from_sums(cls, n: int, total: float, squares: float) -> "Estimate":
+    def from_sums(cls, n: int, total: float, squares: float) -> Estimate:
         if n <= 0:
             return cls(0.0, None, 0)
         mean = total / n
@@ -158,7 +159,7 @@ class Accumulator:
         self.opening_set_aside += aside
         self.redeals += redeals
 
-    def merge(self, other: "Accumulator") -> "Accumulator":
+    def merge(self, other: Accumulator) -> Accumulator:
         """Add another chunk's sums into this one (in place) and return self."""
         if (other.categories, other.sides) != (self.categories, self.sides):
             raise ValueError("cannot merge statistics of different rulesets or tables")
@@ -194,7 +195,7 @@ class Stats:
     accumulator: Accumulator = field(repr=False, compare=False)
 
     @classmethod
-    def from_accumulator(cls, rules: Rules, players: int, seed: int, bots: Sequence[str], acc: Accumulator) -> "Stats":
+    def from_accumulator(cls, rules: Rules, players: int, seed: int, bots: Sequence[str], acc: Accumulator) -> Stats:
         n, sides = acc.hands, acc.sides
         points = {
             cat: tuple(
@@ -284,7 +285,7 @@ class MatchAccumulator:
             self.totals[s] += t
             self.totals_sq[s] += t * t
 
-    def merge(self, other: "MatchAccumulator") -> "MatchAccumulator":
+    def merge(self, other: MatchAccumulator) -> MatchAccumulator:
         if other.sides != self.sides:
             raise ValueError("cannot merge statistics of different tables")
         for name in ("wins", "shared_by_side", "totals", "totals_sq"):
@@ -321,7 +322,7 @@ class MatchStats:
     @classmethod
     def from_accumulator(
         cls, rules: Rules, players: int, seed: int, bots: Sequence[str], target: int, acc: MatchAccumulator
-    ) -> "MatchStats":
+    ) -> MatchStats:
         n = acc.matches
         return cls(
             ruleset=rules.id,
@@ -407,7 +408,9 @@ def simulate_matches(
     return MatchStats.from_accumulator(rules, players, int(seed), bots, goal, acc)
 
 
-def _check(rules: Rules | str, count: int, players: int, bots: Sequence[str], jobs: int, what: str):
+def _check(
+    rules: Rules | str, count: int, players: int, bots: Sequence[str], jobs: int, what: str
+) -> tuple[Rules, tuple[str, ...]]:
     if isinstance(rules, str):
         import escoba
 

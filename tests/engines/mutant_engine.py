@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mutants import MUTANTS  # noqa: E402
+from mutants import MUTANTS
 
-from escoba.protocol.server import serve  # noqa: E402
+from escoba.protocol.server import serve
 
 
 def main() -> int:

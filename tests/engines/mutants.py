@@ -25,7 +25,7 @@ stdin/stdout, for runs through the real subprocess path.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 from escoba.engine.capture import CaptureFinder
 from escoba.engine.hand import Hand

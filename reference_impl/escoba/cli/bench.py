@@ -8,7 +8,8 @@ import platform
 import random
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from escoba.cli.main import UsageError, add_format_argument
 

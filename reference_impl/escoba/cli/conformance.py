@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _list(entries) -> int:  # type: ignore[no-untyped-def]
+def _list(entries) -> int:
     from escoba.conformance.driver import prepare
     from escoba.errors import TranscriptError
 
@@ -166,7 +166,7 @@ def _list(entries) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _write_expectations(path: str, report, engine: str) -> None:  # type: ignore[no-untyped-def]
+def _write_expectations(path: str, report, engine: str) -> None:
     from escoba.conformance.expectations import Expectation, dump
 
     pins = {
@@ -186,7 +186,7 @@ def _selection(args: argparse.Namespace) -> str:
 class _Progress:
     """One self-erasing line on a terminal: how far the run is and which case is running."""
 
-    def __init__(self, stream):  # type: ignore[no-untyped-def]
+    def __init__(self, stream):
         self.stream, self.width = stream, 0
 
     def show(self, n: int, total: int, case_id: str) -> None:

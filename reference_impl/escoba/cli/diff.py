@@ -193,7 +193,7 @@ def _transcript_hands(path: str, rules_a: Any, players: int | None) -> list[Any]
             hand = Hand(rules_a, case.players, dealer, case.deck_orders(h), record=False)
             moves = iter(case.moves(h))
             try:
-                hands.append(record(hand, f"{case.id} hand {h}", lambda _hand: next(moves)))
+                hands.append(record(hand, f"{case.id} hand {h}", lambda _hand, moves=moves: next(moves)))
             except (EscobaError, StopIteration) as error:
                 raise UsageError(f"{case.id} hand {h} does not replay under {rules_a.id}: {error}") from None
             dealer = (dealer + rules_a.next_dealer_offset) % case.players

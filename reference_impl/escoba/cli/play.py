@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from typing import Any, Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
 
 from escoba.cli.main import UsageError
 
@@ -198,7 +199,7 @@ class Game:
             hand = match.new_hand()
             self.say()
             self.say(f"── Hand {match.hands_played + 1} · seat {hand.dealer} deals, seat {hand.leader} leads ──")
-            self.show_events(hand.events)
+            self.show_events(hand.events or ())
             while not hand.is_over:
                 seat = hand.to_play
                 if seat in self.bots:

@@ -49,6 +49,7 @@ def to_yaml(doc: dict) -> str:
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
         # Quote what another YAML reader would take for a boolean or a number (`n`, `1e3`).
         # Escape what is invisible or a line break to YAML (NEL, U+2028): a plain one would change.
+        style: str | None
         if any(not c.isprintable() and c not in "\n\t" for c in value):
             style = '"'
         else:

@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from escoba.cli.main import UsageError, add_format_argument
 

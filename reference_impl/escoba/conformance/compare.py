@@ -11,8 +11,9 @@ Fields named `reason` are free text (an engine's explanation) and are never comp
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 CONTEXT = 3  # matching events shown before a divergence
 
@@ -144,7 +145,7 @@ def classify(expected: dict | None, observed: dict | None) -> str:
     kind = event.get("event")
     if kind == "score":
         return f"scoring:{event.get('category')}"
-    return EVENT_CLASS.get(kind, "protocol")
+    return EVENT_CLASS.get(str(kind), "protocol")
 
 
 def diff_events(expected: Any, observed: Any) -> list[FieldDiff]:

@@ -17,8 +17,9 @@ it, so that a broken case is reported as `broken-case` before any engine is invo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from escoba.conformance.compare import same
 from escoba.errors import EscobaError, TranscriptError

@@ -22,9 +22,10 @@ JSON with the same structure is accepted too (a `.json` file).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from escoba.errors import EscobaError
 

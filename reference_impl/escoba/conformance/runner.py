@@ -20,8 +20,9 @@ cases get that failure.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from escoba.conformance.compare import Divergence, first_divergence
 from escoba.conformance.driver import Plan, prepare, run_case

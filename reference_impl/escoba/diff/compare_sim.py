@@ -47,7 +47,7 @@ class Totals:
         self.total += t
         self.total_sq += t * t
 
-    def merge(self, other: "Totals") -> "Totals":
+    def merge(self, other: Totals) -> Totals:
         if other.categories != self.categories:
             raise ValueError("cannot merge totals of different rulesets")
         self.hands += other.hands

@@ -13,9 +13,10 @@ docs/rules-matrix.md is this module's Markdown output; a test fails when it is o
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from escoba.diff.points import CONCERNS, Citation, Point, extract
 

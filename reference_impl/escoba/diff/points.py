@@ -13,8 +13,9 @@ a file that writes `table_first: false` and one that leaves it out agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 # (id, title) in the order the diff and the matrix show them.
 CONCERNS: tuple[tuple[str, str], ...] = (
@@ -86,7 +87,7 @@ class Citation:
     path: str | None = None  # JSON path of the citation in the resolved document
 
     @classmethod
-    def of(cls, data: Any, path: str) -> "Citation | None":
+    def of(cls, data: Any, path: str) -> Citation | None:
         if not isinstance(data, Mapping) or "status" not in data:
             return None
         return cls(

@@ -6,8 +6,9 @@ lays them out. The JSON keys are stable: tools read them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from escoba.diff.compare_sim import Comparison, Row
 from escoba.diff.points import Citation

@@ -20,8 +20,9 @@ rulesets that differ in scoring alone, and every hand replays.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from escoba.engine.hand import DeckError, Hand, Move
 from escoba.engine.scoring import CategoryScore, score_hand
@@ -319,12 +320,14 @@ class Tally:
                 cell = self.flows[k].setdefault(key, [0, 0])
                 cell[0] += 1
                 cell[1] += moved
-        self.total_a += sum(a_hand.points)
-        self.total_b += sum(outcome.points)
-        if _winner_changed(_winner(a_hand.points, a_hand.side_of), _winner(outcome.points, outcome.side_of)):
+        points_a, points_b, sides_b = a_hand.points, outcome.points, outcome.side_of
+        assert points_a is not None and points_b is not None and sides_b is not None  # both were scored
+        self.total_a += sum(points_a)
+        self.total_b += sum(points_b)
+        if _winner_changed(_winner(points_a, a_hand.side_of), _winner(points_b, sides_b)):
             self.winner_changed += 1
 
-    def merge(self, other: "Tally") -> "Tally":
+    def merge(self, other: Tally) -> Tally:
         if (other.categories, other.sides) != (self.categories, self.sides):
             raise ValueError("cannot merge tallies of different comparisons")
         self.hands += other.hands

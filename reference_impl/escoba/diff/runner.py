@@ -20,9 +20,10 @@ gives exactly the figures of `jobs=1`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from escoba.diff.compare_sim import Totals
 from escoba.diff.rescore import Played, Replayer, Tally, new_tally, record
@@ -50,7 +51,7 @@ class Part:
     matches_a: MatchStats | None = None
     matches_b: MatchStats | None = None
 
-    def merge(self, other: "Part") -> "Part":
+    def merge(self, other: Part) -> Part:
         self.tally.merge(other.tally)
         self.acc_a.merge(other.acc_a)
         self.totals_a.merge(other.totals_a)

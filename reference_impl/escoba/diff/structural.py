@@ -10,8 +10,9 @@ only one ruleset is a difference. Provenance is shown beside each side's value, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from escoba.diff.points import CONCERNS, Citation, Point, category_ids, extract
 
@@ -65,7 +66,7 @@ class Ruleset:
     title: str
 
     @classmethod
-    def of(cls, resolved: Any) -> "Ruleset":
+    def of(cls, resolved: Any) -> Ruleset:
         doc = resolved.doc
         files = getattr(resolved, "files", None) or []
         file = files[-1].file if files else str(doc.get("id"))

@@ -7,7 +7,7 @@ docs/architecture.md), so that every case is still fixed by a deck order alone.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from escoba.errors import EscobaError
 from escoba.rules.compile import Rules

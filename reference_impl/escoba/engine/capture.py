@@ -13,8 +13,8 @@ values leave between `j × lowest` and `j × highest` card value to reach the ta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 Subset = tuple[int, ...]
 
@@ -22,7 +22,7 @@ Subset = tuple[int, ...]
 class CaptureFinder:
     """Capture subsets for one deck and target; the last table's subsets are kept."""
 
-    __slots__ = ("value", "is_joker", "has_jokers", "target", "low", "high", "_last")
+    __slots__ = ("_last", "has_jokers", "high", "is_joker", "low", "target", "value")
 
     def __init__(self, value: Sequence[int], is_joker: Sequence[bool], target: int, low: int, high: int):
         self.value = tuple(value)
@@ -55,7 +55,7 @@ class CaptureFinder:
                 continue
             v = value[c]
             subsets += [(s + v, combo + (c,)) for s, combo in subsets if s + v <= limit]
-        found = {}
+        found: dict[int, list[Subset]] = {}
         for s, combo in subsets[1:]:
             if s in found:
                 found[s].append(combo)

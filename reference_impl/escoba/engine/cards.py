@@ -8,8 +8,8 @@ ruleset lists them, jokers last). Everything else (value, suit, rank, names) is 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 from escoba.errors import NotationError
 
@@ -35,7 +35,7 @@ class Deck:
     _lookup: Mapping[str, int] = field(repr=False, compare=False)
 
     @classmethod
-    def from_section(cls, deck: Mapping) -> "Deck":
+    def from_section(cls, deck: Mapping) -> Deck:
         """Build from a resolved ruleset's `deck` section."""
         suits, ranks = deck["suits"], deck["ranks"]
         jokers = int(deck.get("jokers", 0))

@@ -12,13 +12,15 @@ simulations use.
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.errors import EscobaError, IllegalMoveError
 from escoba.rules.compile import Rules
 
 MAX_REDEALS = 64
+_NONE: list[tuple[int, ...]] = []  # no capture: shared, never mutated
 
 
 class Move(NamedTuple):
@@ -211,7 +213,7 @@ class Hand:
             value, target = finder.value, finder.target
             held = sorted(self.hands[self.to_play])
             sums = finder.sums(table, target - min(map(value.__getitem__, held)))  # map: no generator frame per call
-            by_card = [(card, sums.get(target - value[card], ())) for card in held]
+            by_card = [(card, sums.get(target - value[card], _NONE)) for card in held]
         # Built in order (card, then taken cards; a placement `()` sorts before any capture),
         # so the list never needs sorting.
         optional = compulsory == "optional"
@@ -373,7 +375,7 @@ class Hand:
         }
 
     @classmethod
-    def from_json(cls, rules: Rules, data: dict, *, record: bool = True) -> "Hand":
+    def from_json(cls, rules: Rules, data: dict, *, record: bool = True) -> Hand:
         """Rebuild a hand in play from `to_json()` output (scores are recomputed at its end)."""
         self = cls.__new__(cls)
         deck = rules.deck
@@ -400,7 +402,7 @@ class Hand:
         self._legal = None
         self.scores = None
         self.points = list(data["points"]) if data.get("points") is not None else None
-        everything = sorted(self._stock + self.table + self.set_aside + sum(self.hands, []) + sum(self.piles, []))
+        everything = sorted(self._stock + self.table + self.set_aside + [c for cards in (*self.hands, *self.piles) for c in cards])
         if everything != list(deck.cards):
             raise DeckError("the snapshot does not hold every card of the deck exactly once")
         if self.to_play is None and self.points is not None:

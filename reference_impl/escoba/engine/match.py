@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from escoba.engine.hand import Hand, shuffled_decks
 from escoba.errors import EscobaError

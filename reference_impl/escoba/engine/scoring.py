@@ -7,8 +7,9 @@ such meaning, with its tie rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from escoba.rules.compile import Category, Rules
 
@@ -41,6 +42,7 @@ def score_category(cat: Category, piles: Sequence[list[int]], escobas: Sequence[
         reason = f"side {holders[0]} holds the card" if holders else "nobody holds the card"
         return CategoryScore(cat.id, measures, tuple(points), reason)
 
+    assert cat.measure is not None  # every policy but holder has a measure (schema)
     measures = tuple(_number(cat.measure(pile, esc)) for pile, esc in zip(piles, escobas))
     eligible = [s for s in range(sides) if measures[s] is not None]
     if cat.policy == "per_unit":
@@ -54,6 +56,7 @@ def score_category(cat: Category, piles: Sequence[list[int]], escobas: Sequence[
         reason = "condition holds" if any(points) else "condition holds for nobody"
     elif cat.policy == "threshold":
         bound = cat.more_than
+        assert bound is not None
         winners = [s for s in eligible if measures[s] > bound]
         for s in winners:
             points[s] = cat.points

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -36,13 +37,13 @@ from escoba.errors import NotationError
 
 __all__ = [
     "MAX_LENGTH",
-    "parse_move",
+    "format_card",
+    "format_move",
+    "move_from_wire",
+    "move_to_wire",
     "parse_card",
     "parse_cards",
-    "format_move",
-    "format_card",
-    "move_to_wire",
-    "move_from_wire",
+    "parse_move",
 ]
 
 MAX_LENGTH = 200  # a move names at most a hand card and a table; 200 characters is plenty
@@ -74,10 +75,10 @@ class MoveTree:
 
 class _Builder(Transformer):
     def WORD(self, token: Token) -> Word:
-        return Word(str(token), token.start_pos, token.end_pos)
+        return Word(str(token), token.start_pos or 0, token.end_pos or 0)
 
     def TAKES(self, token: Token) -> Word:
-        return Word(str(token), token.start_pos, token.end_pos)
+        return Word(str(token), token.start_pos or 0, token.end_pos or 0)
 
     def item(self, words: list[Word]) -> tuple[Word, ...]:
         return tuple(words)

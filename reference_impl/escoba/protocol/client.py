@@ -24,7 +24,8 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import Callable, Iterator, Protocol, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
 
 from escoba.protocol.messages import (
     MAX_LINE,
@@ -136,6 +137,7 @@ class SubprocessSession:
         except OSError as problem:
             raise EngineCrashed(f"cannot start {' '.join(self.argv)}: {problem}") from None
         self.pid = self.proc.pid
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(self._in, False)
         os.set_blocking(self._out, False)
@@ -328,14 +330,15 @@ class SubprocessSession:
             selector.close()
         for pipe in (self.proc.stdin, self.proc.stdout):
             try:
-                pipe.close()
+                if pipe is not None:
+                    pipe.close()
             except OSError:
                 pass
         self._stderr.join(1.0)
-        if not self._stderr.alive():
-            # Closed only once the drain thread has stopped: a descriptor closed under a
-            # blocked read could be reused and read by the wrong owner. (Still open means a
-            # process that left our group holds the pipe; its descriptor is left to it.)
+        # Closed only once the drain thread has stopped: a descriptor closed under a
+        # blocked read could be reused and read by the wrong owner. (Still open means a
+        # process that left our group holds the pipe; its descriptor is left to it.)
+        if not self._stderr.alive() and self.proc.stderr is not None:
             self.proc.stderr.close()
         self.proc = None  # type: ignore[assignment]
         if self._dead is None:
@@ -379,4 +382,4 @@ class InProcessSession:
         return ""
 
 
-__all__ = ["DEFAULT_TIMEOUT", "InProcessSession", "Session", "SubprocessSession", "EngineFailure"]
+__all__ = ["DEFAULT_TIMEOUT", "EngineFailure", "InProcessSession", "Session", "SubprocessSession"]

@@ -9,7 +9,8 @@ by hand, so they cannot drift from the rules they stand for.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 FEATURES: tuple[str, ...] = (
     "players:2",

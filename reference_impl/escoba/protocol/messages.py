@@ -15,8 +15,9 @@ class, and each class maps to one outcome of a case (`crash`, `timeout`, or a fa
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from escoba.errors import ProtocolError
 

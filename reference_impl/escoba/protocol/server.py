@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import sys
 from collections import deque
-from typing import Any, BinaryIO, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, BinaryIO
 
 from escoba import __version__
 from escoba.engine.hand import Hand, Move
@@ -105,6 +106,7 @@ class ReferenceEngine:
             raise Refused("bad_request", "start needs `ruleset`, a resolved ruleset document")
         if not _is_int(players) or not _is_int(dealer):
             raise Refused("bad_request", "start needs `players` and `dealer`, integers")
+        assert isinstance(players, int) and isinstance(dealer, int)
         if target is not None and not _is_int(target):
             raise Refused("bad_request", "`target` must be an integer or null")
         rules = self.compile(doc)
@@ -207,6 +209,7 @@ class ReferenceEngine:
         return card
 
     def _move(self, move: Any) -> Move:
+        assert self.rules is not None  # a move is only read once a hand has started
         try:
             return move_from_wire(move, self.rules.deck)
         except NotationError as problem:

@@ -54,7 +54,7 @@ def bundled_ids() -> list[str]:
     return registry.bundled_ids()
 
 
-def _header_problems(chain, schema) -> list[Problem]:  # type: ignore[no-untyped-def]
+def _header_problems(chain, schema) -> list[Problem]:
     problems: list[Problem] = []
     for doc in chain:
         problems += schema.validate_raw(doc.data, doc.positions)

@@ -6,8 +6,9 @@ The engine never looks at the YAML again: each choice a ruleset makes becomes a 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, cast
 
 from escoba.engine.capture import CaptureFinder
 from escoba.engine.cards import Deck
@@ -130,7 +131,7 @@ def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
         if isinstance(bound, (int, float)) and not isinstance(bound, bool):
             more_than = float(bound)
         else:
-            more_than = float(compile_expression(str(bound), env, context="global").fn((), 0))
+            more_than = float(cast(float, compile_expression(str(bound), env, context="global").fn((), 0)))
     card = deck.card(str(award["card"])) if policy == "holder" else None
     return Category(
         id=doc["id"],

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import difflib
 import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
-from typing import Callable, Mapping, Sequence
+from typing import Any, cast
 
-from lark import Lark, Token, v_args
+from lark import Lark, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.visitors import Transformer_NonRecursive
 
@@ -292,6 +293,7 @@ _CLOSERS = (("RPAR", "')'"), ("COMMA", "','"), ("ELSE", "'else'"))
 
 def _syntax_error(e: UnexpectedInput, text: str) -> ExprError:
     if isinstance(e, UnexpectedCharacters):
+        assert e.pos_in_stream is not None  # the lexer always knows where it stopped
         char = text[e.pos_in_stream]
         hint = " (compare with '==')" if char == "=" else ""
         return ExprError(f"unexpected character {char!r}{hint}", e.pos_in_stream, text)
@@ -578,7 +580,7 @@ def _canonical(node: Node, at_least: int = 1) -> str:
         if node.value is None or isinstance(node.value, bool):
             text = {None: "none", True: "true", False: "false"}[node.value]
         else:
-            text = _show_number(node.value)
+            text = _show_number(cast(float, node.value))
     elif isinstance(node, Ref):
         text = node.id
     elif isinstance(node, Call):
@@ -678,7 +680,7 @@ class _Compiler:
     def groups(self, name: str) -> tuple[tuple[object, int], ...]:
         """A value map as (value, mask of the cards worth it), highest value first."""
         values = self.env.value_maps[name]
-        by_value: dict[object, int] = {}
+        by_value: dict[Any, int] = {}  # values of a value map: numbers
         for i, r in enumerate(self.env.card_rank):
             if r >= 0 and self.env.ranks[r] in values:
                 v = values[self.env.ranks[r]]

@@ -196,7 +196,7 @@ def _uncite_changes(doc: dict[str, Any], positions: dict[str, Pos], link: Docume
         merged = doc.get(section)
         if not isinstance(body, dict) or not isinstance(merged, dict):
             continue
-        given = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
+        given: Any = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
         cited = merged.get("provenance")
         for key in body:
             if key != "provenance" and key not in given and isinstance(cited, dict) and key in cited:

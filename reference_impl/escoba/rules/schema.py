@@ -8,8 +8,9 @@ does appear, `best_match` picks the headline among its alternatives).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any, Iterable, Mapping
+from typing import Any, cast
 
 import jsonschema.validators
 from jsonschema import Draft202012Validator
@@ -112,7 +113,9 @@ def _problems(errors: Iterable[ValidationError], doc: Any, positions: Mapping[st
 def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
     parts = list(error.absolute_path)
     key = parts[-1] if parts and isinstance(parts[-1], str) else None
-    validator, value, instance = error.validator, error.validator_value, error.instance
+    # jsonschema's stubs type these as unions with `Unset`; a reported error always has them.
+    validator, value, instance = error.validator, cast(Any, error.validator_value), cast(Any, error.instance)
+    schema = cast(Any, error.schema)
 
     def at(message: str, where: list[Any] = parts, *, on_key: bool = False, shown: list[Any] | None = None) -> Problem:
         path = join(shown if shown is not None else where)
@@ -121,15 +124,15 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
     if validator in ("anyOf", "oneOf") and error.context:
         return _explain(best_match(error.context), doc, positions)
     if validator == "additionalProperties":
-        allowed = ", ".join(sorted(error.schema.get("properties", {})))
-        extra = [k for k in instance if k not in error.schema.get("properties", {})]
+        allowed = ", ".join(sorted(schema.get("properties", {})))
+        extra = [k for k in instance if k not in schema.get("properties", {})]
         return [at(f"unknown key '{k}' (expected one of: {allowed})", parts + [k], on_key=True, shown=parts) for k in extra]
     if validator == "required":
         # jsonschema reports each missing key in an error of its own, named first in its message.
         missing = [k for k in value if k not in instance and error.message.startswith(repr(k))]
         return [at(f"missing required key '{k}'") for k in missing[:1]]
     if error.relative_schema_path and "propertyNames" in error.relative_schema_path:
-        allowed = ", ".join(error.schema.get("enum", [])) if isinstance(error.schema, dict) else ""
+        allowed = ", ".join(schema.get("enum", [])) if isinstance(schema, dict) else ""
         if validator == "enum":
             return [at(f"provenance for unknown key '{instance}' (expected one of: {allowed})", parts + [instance], on_key=True, shown=parts)]
         return [at(f"key '{instance}' does not have the expected form ({_pattern(value)})", parts + [instance], on_key=True, shown=parts)]

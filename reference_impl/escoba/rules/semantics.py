@@ -8,8 +8,9 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import cache
-from typing import Any, Iterable
+from typing import Any
 
 from escoba.data import sources_dir
 from escoba.errors import Problem
@@ -266,7 +267,7 @@ class _Checker:
             body = own.data.get(section)
             if not isinstance(body, dict):
                 continue
-            cited = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
+            cited: Any = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
             for key in body:
                 if key != "provenance" and key not in cited:
                     self.problems.append(
@@ -339,7 +340,7 @@ def _reachable(values: tuple[int, ...], copies: int, target: int) -> bool:
             continue
         counts = {v: copies * values.count(v) for v in set(values)}
         counts[played] -= 1
-        anything, nonempty = {0}, set()
+        anything, nonempty = {0}, set[int]()
         for value, count in counts.items():
             steps = range(1, count + 1)
             nonempty = {s + k * value for s in nonempty for k in range(count + 1)} | {

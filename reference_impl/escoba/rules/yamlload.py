@@ -70,6 +70,7 @@ def _first_index_after_bom() -> int:
     loader = _Loader(_BOM + "a")
     while not isinstance(event := loader.get_event(), ScalarEvent):
         pass
+    assert event.start_mark is not None  # the loader always marks its events
     return event.start_mark.index
 
 
@@ -370,7 +371,7 @@ class _Composer:
         if tag is None:
             return self._plain(text, mark, path)
         value = self._plain(text, mark, path)  # an explicit core tag must agree with the text
-        expected = {f"{_CORE}int": int, f"{_CORE}float": (int, float), f"{_CORE}bool": bool}.get(tag)
+        expected: Any = {f"{_CORE}int": int, f"{_CORE}float": (int, float), f"{_CORE}bool": bool}.get(tag)
         if tag == f"{_CORE}null" and value is not None:
             self.problem(mark, path, f"'{text}' is not null")
         elif expected is not None and (not isinstance(value, expected) or (tag != f"{_CORE}bool" and isinstance(value, bool))):

@@ -33,10 +33,10 @@ __all__ = [
     "Probe",
     "case_from_data",
     "cases_dir",
+    "expected_events",
     "load_case",
     "load_cases",
     "pin_matches",
-    "expected_events",
     "render_case",
 ]
 

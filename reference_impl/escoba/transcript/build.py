@@ -7,10 +7,21 @@ changed golden shows as the few events that changed.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from escoba.transcript.case import FORMAT, _build, _Checker, _error, _shown, _check_format, _check_schema, case_from_data, pin_matches
+from escoba.transcript.case import (
+    FORMAT,
+    _build,
+    _check_format,
+    _check_schema,
+    _Checker,
+    _error,
+    _shown,
+    case_from_data,
+    pin_matches,
+)
 from escoba.transcript.record import Replay, ReplayError, perft
 
 KEY_ORDER = (

@@ -22,10 +22,11 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from escoba.data import conformance_dir, schemas_dir
 from escoba.errors import EscobaError, Location, NotationError, Problem, TranscriptError, UnknownRuleset
@@ -216,7 +217,7 @@ def schema() -> dict:
 
 
 @cache
-def _validator(definition: str | None = None):  # type: ignore[no-untyped-def]
+def _validator(definition: str | None = None):
     """The whole schema, or one of its `$defs` (an event type) with the rest for references."""
     from jsonschema import Draft202012Validator
 
@@ -247,7 +248,7 @@ def _check_schema(data: Any, where: Path) -> None:
     expect = data.get("expect")
     events_here = isinstance(expect, list) and all(isinstance(e, dict) and e.get("event") in _EVENTS for e in expect)
     shallow = {**data, "expect": []} if events_here else data
-    errors = [(e, ()) for e in _validator().iter_errors(shallow)]
+    errors: list[tuple[Any, tuple[Any, ...]]] = [(e, ()) for e in _validator().iter_errors(shallow)]
     if events_here and not errors:
         for i, event in enumerate(expect):
             errors += [(e, ("expect", i)) for e in _validator(f"{event['event']}Event").iter_errors(event)]
@@ -275,7 +276,7 @@ _EVENTS = (
 )  # fmt: skip
 
 
-def _schema_message(error) -> str:  # type: ignore[no-untyped-def]
+def _schema_message(error) -> str:
     if error.validator == "unevaluatedProperties" or error.validator == "additionalProperties":
         return error.message.replace("Unevaluated properties are not allowed", "unknown field(s)").replace(
             "Additional properties are not allowed", "unknown field(s)"
@@ -366,7 +367,7 @@ class _Checker:
         except EscobaError as e:
             raise self.fail("$.ruleset", f"ruleset {self.case.ruleset} does not load: {str(e).splitlines()[0]}") from None
 
-    def _deck(self, rules, order: Sequence[str], path: str) -> None:  # type: ignore[no-untyped-def]
+    def _deck(self, rules, order: Sequence[str], path: str) -> None:
         deck = rules.deck
         known = set(deck.code)
         for i, code in enumerate(order):
@@ -381,7 +382,7 @@ class _Checker:
             parts = (["twice: " + " ".join(twice)] if twice else []) + (["missing: " + " ".join(missing)] if missing else [])
             raise self.fail(path, f"not the {len(deck)}-card deck of {rules.id} ({'; '.join(parts)})")
 
-    def _moves(self, rules, h: int, spec: HandSpec) -> list:  # type: ignore[no-untyped-def]
+    def _moves(self, rules, h: int, spec: HandSpec) -> list:
         from escoba.notation import parse_move
 
         parsed = []
@@ -392,7 +393,7 @@ class _Checker:
                 raise self.fail(f"$.hands[{h}].moves[{i}]", e.message, e.text or None, e.column) from None
         return parsed
 
-    def _probe_parses(self, rules) -> None:  # type: ignore[no-untyped-def]
+    def _probe_parses(self, rules) -> None:
         from escoba.notation import parse_move
 
         probe = self.case.probe
@@ -405,7 +406,7 @@ class _Checker:
         elif probe.reason != "malformed":
             raise self.fail("$.probe.move", "only a malformed probe is written as a wire object")
 
-    def _replay(self, rules, moves: list[list]) -> None:  # type: ignore[no-untyped-def]
+    def _replay(self, rules, moves: list[list]) -> None:
         from escoba.transcript.record import Replay, ReplayError
 
         try:

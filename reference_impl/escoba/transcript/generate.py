@@ -20,9 +20,9 @@ import json
 import random
 import sys
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from escoba.errors import EscobaError
 from escoba.transcript.build import PinMismatch, dump_case, fill
@@ -35,7 +35,7 @@ PERFT = "perft"
 # --------------------------------------------------------------------------- the plan
 
 
-def _source_like(rules) -> bool:  # type: ignore[no-untyped-def]
+def _source_like(rules) -> bool:
     return rules.doc.get("kind") in ("base", "source")
 
 
@@ -109,6 +109,7 @@ def play_game(spec: dict) -> dict:
     bots = [BOTS[name](seed + seat) for seat, name in enumerate(spec["generator"]["bots"])]
     moves = []
     while not hand.is_over:
+        assert hand.to_play is not None
         move = bots[hand.to_play](hand)
         moves.append(format_move(move, rules.deck))
         hand.apply(move)
@@ -142,7 +143,7 @@ def perft_case(spec: PerftSpec) -> dict:
 
 
 class Generator:
-    def __init__(self, root: Path, check: bool, out=sys.stdout, *, generated: bool = True):  # type: ignore[no-untyped-def]
+    def __init__(self, root: Path, check: bool, out=sys.stdout, *, generated: bool = True):
         # generated=False: only refill the audited cases found under root (used by the tests)
         self.root, self.check, self.out, self.generated = root, check, out, generated
         self.changed: list[Path] = []

@@ -16,7 +16,8 @@ the position, and count distinct play sequences from there.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from escoba.engine.hand import Hand, Move
 from escoba.engine.match import Match
@@ -63,7 +64,7 @@ class Replay:
     """Replays a case with the reference engine; `run()` returns the expected events and
     raises `ReplayError` where the case cannot be played as written."""
 
-    def __init__(self, case, rules=None, moves: Sequence[Sequence[Move]] | None = None):  # type: ignore[no-untyped-def]
+    def __init__(self, case, rules=None, moves: Sequence[Sequence[Move]] | None = None):
         self.case = case
         self.rules = rules if rules is not None else case.rules
         self.moves = moves if moves is not None else [case.moves(h) for h in range(len(case.hands))]
@@ -109,8 +110,9 @@ class Replay:
                     raise ReplayError("$.hands", f"the match is over after hand {h + 1}, but {len(case.hands)} hands are given")
         if match is not None and not match.is_over:
             raise ReplayError("$.hands", f"the match is not over after {len(case.hands)} hand(s)")
-        hand = self.hand
-        assert hand is not None
+        last = self.hand
+        assert last is not None
+        hand = last
         if case.kind == "perft" and hand.is_over:
             raise ReplayError("$.hands[0].moves", "a perft case counts from a decision, but the hand is over")
         if case.kind != "game" and not hand.is_over:
@@ -150,6 +152,7 @@ def reason_class(hand: Hand, move: Move) -> str:
     """Which rule an illegal move breaks, checked in the order a player would notice."""
     if hand.is_over:
         return "hand_over"
+    assert hand.to_play is not None
     if move.card not in hand.hands[hand.to_play]:
         return "not_in_hand"
     if any(c not in hand.table for c in move.take):
@@ -159,7 +162,7 @@ def reason_class(hand: Hand, move: Move) -> str:
     return "compulsory"
 
 
-def expected_events(case) -> list[dict]:  # type: ignore[no-untyped-def]
+def expected_events(case) -> list[dict]:
     """What a conforming engine must produce for `case` (plus the runner's legal events)."""
     return Replay(case).run()
 
@@ -178,7 +181,7 @@ def perft(hand: Hand, depth: int) -> int:
     return total
 
 
-def perft_count(case) -> int:  # type: ignore[no-untyped-def]
+def perft_count(case) -> int:
     replay = Replay(case)
     replay.run()
     assert replay.hand is not None and case.perft is not None

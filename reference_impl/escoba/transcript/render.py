@@ -12,8 +12,8 @@ game, lines the source text states are marked `T`; the others are the filled-in 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from escoba.transcript.case import Case, cases_dir, load_case, load_cases
 
@@ -76,21 +76,21 @@ class _Renderer:
         return "\n".join(self.lines) + "\n"
 
     # ---------------------------------------------------------------- one method per event
-    def _hand_start(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _hand_start(self, i, e, scores):
         self.hand_no += 1 if not (self.lines and self.lines[-1].endswith("redeal")) else 0
         self.plays, self.table = 0, []
         self.lines.append("")
         self.emit(i, f"Hand {self.hand_no}: seat {e['dealer']} deals, seat {e['leader']} leads")
 
-    def _table(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _table(self, i, e, scores):
         self.table = list(e["cards"])
         self.emit(i, f"table: {self.text(e['cards'])} (total {self.total(e['cards'])})")
 
-    def _deal(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _deal(self, i, e, scores):
         hands = " | ".join(f"seat {s}: {self.text(h)}" for s, h in enumerate(e["hands"]))
         self.emit(i, f"deal: {hands}")
 
-    def _opening(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _opening(self, i, e, scores):
         cards = self.text(e["cards"])
         if e["action"] == "redeal":
             self.emit(i, f"opening table {cards} makes 15: redeal")
@@ -102,10 +102,10 @@ class _Renderer:
         else:
             self.emit(i, f"opening table {cards}: set aside ({e['groups']} group(s) of 15), no escoba")
 
-    def _legal(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _legal(self, i, e, scores):
         pass  # the choices are in the case; printing them all would drown the game
 
-    def _play(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _play(self, i, e, scores):
         self.plays += 1
         card = self.deck.text[self.code[e["card"]]]
         if e["take"]:
@@ -117,20 +117,20 @@ class _Renderer:
             move = card
         self.emit(i, f"{self.plays:>3}. seat {e['seat']}: {move:<24} table: {self.text(self.table)}")
 
-    def _escoba(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _escoba(self, i, e, scores):
         what = ESCOBA if e["scores"] else f"{ESCOBA} (made with a joker: scores nothing)"
         self.lines[-1] = self.lines[-1].rstrip() + f"   {what} for {self.side_name(e['side'])}"
         if i in self.case.from_text and not self.lines[-1].startswith("T"):
             self.lines[-1] = "T" + self.lines[-1][1:]
 
-    def _leftovers(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _leftovers(self, i, e, scores):
         self.table = []
         self.emit(i, f"left on the table: {self.text(e['cards'])} → {self.side_name(e['side'])}")
 
-    def _score(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _score(self, i, e, scores):
         scores.append((i, e))
 
-    def _hand_end(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _hand_end(self, i, e, scores):
         sides = range(len(e["points"]))
         width = max([len(str(s[1]["category"])) for s in scores] + [12])
         self.emit(None, "")
@@ -142,13 +142,13 @@ class _Renderer:
         self.emit(i, f"{'hand points':<{width}}  " + "".join(f"{p:>24}" for p in e["points"]))
         scores.clear()
 
-    def _totals(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _totals(self, i, e, scores):
         self.emit(i, f"totals after hand {e['hand']}: " + ", ".join(f"{self.side_name(s)} {t}" for s, t in enumerate(e["totals"])))
 
-    def _tie(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _tie(self, i, e, scores):
         self.emit(i, f"exact tie over the target ({', '.join(self.side_name(s) for s in e['sides'])}): another hand")
 
-    def _match_end(self, i, e, scores):  # type: ignore[no-untyped-def]
+    def _match_end(self, i, e, scores):
         self.emit(i, f"match over: {' and '.join(self.side_name(s) for s in e['winners'])} win(s)")
 
 

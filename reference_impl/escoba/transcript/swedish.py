@@ -18,8 +18,8 @@ check it with `check_facts()`, so the fill-in is verified fact by fact, not trus
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from escoba.engine.arrange import arrange_deck
 from escoba.engine.hand import Hand, Move
@@ -59,29 +59,29 @@ class FillIn:
     moves: list[Move]  # every move of the hand, the text's twelve first
 
 
-def _rules():  # type: ignore[no-untyped-def]
+def _rules():
     import escoba
 
     return escoba.load_ruleset("sv")
 
 
-def _cards(rules, texts: Sequence[str]) -> list[int]:  # type: ignore[no-untyped-def]
+def _cards(rules, texts: Sequence[str]) -> list[int]:
     return [rules.deck.card(t) for t in texts]
 
 
-def text_moves(rules) -> list[Move]:  # type: ignore[no-untyped-def]
+def text_moves(rules) -> list[Move]:
     from escoba.notation import parse_move
 
     return [parse_move(m, rules.deck) for m in MOVES]
 
 
-def remaining_cards(rules) -> list[int]:  # type: ignore[no-untyped-def]
+def remaining_cards(rules) -> list[int]:
     """The 24 cards the text never names, in deck order."""
     named = set(_cards(rules, TABLE)) | {c for r in ROUNDS for hand in r for c in _cards(rules, hand)}
     return [c for c in rules.deck.cards if c not in named]
 
 
-def deck_order(rules, later: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[int]:  # type: ignore[no-untyped-def]
+def deck_order(rules, later: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[int]:
     rounds = [[list(_cards(rules, you)), list(_cards(rules, ada))] for you, ada in ROUNDS]
     rounds += [[list(you), list(ada)] for you, ada in later]
     return arrange_deck(rules, PLAYERS, DEALER, list(TABLE), rounds)
@@ -90,7 +90,7 @@ def deck_order(rules, later: Sequence[tuple[Sequence[int], Sequence[int]]]) -> l
 # --------------------------------------------------------------------------- the facts
 
 
-def check_facts(rules, events: Sequence[dict]) -> None:  # type: ignore[no-untyped-def]
+def check_facts(rules, events: Sequence[dict]) -> None:
     """Assert every fact the text states about the whole hand on its event stream."""
     deck = rules.deck
     code = {c: i for i, c in enumerate(deck.code)}
@@ -137,7 +137,7 @@ def check_facts(rules, events: Sequence[dict]) -> None:  # type: ignore[no-untyp
 
 
 class _Search:
-    def __init__(self, rules, order: list[int], rng: random.Random, budget: int):  # type: ignore[no-untyped-def]
+    def __init__(self, rules, order: list[int], rng: random.Random, budget: int):
         self.rules, self.order, self.rng, self.budget = rules, order, rng, budget
         deck = rules.deck
         self.coins = {c for c in deck.cards if deck.suit[c] == deck.scoring_suit}
@@ -192,6 +192,7 @@ class _Search:
         if hand.is_over:
             return line if self.done(hand) and self.facts_hold(line) else None
         seat = hand.to_play
+        assert seat is not None
         moves = [m for m in hand.legal_moves() if not self.bad(hand, m, seat)]
         self.rng.shuffle(moves)
         snapshot = hand.to_json()
