@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from escoba.engine.scoring import CategoryScore, score_hand
+from escoba.engine.view import View, view_of
 from escoba.errors import EscobaError, IllegalMoveError
 from escoba.rules.compile import Rules
 
@@ -377,37 +378,100 @@ class Hand:
     @classmethod
     def from_json(cls, rules: Rules, data: dict, *, record: bool = True) -> Hand:
         """Rebuild a hand in play from `to_json()` output (scores are recomputed at its end)."""
-        self = cls.__new__(cls)
         deck = rules.deck
-        self.rules, self.players, self.dealer = rules, int(data["players"]), int(data["dealer"])
-        sides = rules.sides(self.players)
+        return cls.assemble(
+            rules,
+            int(data["players"]),
+            int(data["dealer"]),
+            hands=[deck.cards_from(h) for h in data["hands"]],
+            table=deck.cards_from(data["table"]),
+            piles=[deck.cards_from(p) for p in data["piles"]],
+            escobas=[int(e) for e in data["escobas"]],
+            set_aside=deck.cards_from(data["set_aside"]),
+            stock=deck.cards_from(data["stock"]),
+            last_capturer=data["last_capturer"],
+            to_play=data["to_play"],
+            plays=int(data["plays"]),
+            points=list(data["points"]) if data.get("points") is not None else None,
+            record=record,
+        )
+
+    @classmethod
+    def assemble(
+        cls,
+        rules: Rules,
+        players: int,
+        dealer: int,
+        *,
+        hands: list[list[int]],
+        table: list[int],
+        piles: list[list[int]],
+        escobas: list[int],
+        set_aside: list[int],
+        stock: list[int],
+        last_capturer: int | None,
+        to_play: int | None,
+        plays: int,
+        points: list[int] | None = None,
+        record: bool = True,
+    ) -> Hand:
+        """A hand in play from its parts (the lists are taken, not copied): what `from_json`
+        and `View.determinize` build. Raises `DeckError` unless every card is somewhere once."""
+        self = cls.__new__(cls)
+        self.rules, self.players, self.dealer = rules, players, dealer
+        sides = rules.sides(players)
         self.sides = len(sides)
-        self.side_of = [0] * self.players
+        self.side_of = [0] * players
         for side, seats in enumerate(sides):
             for seat in seats:
                 self.side_of[seat] = side
-        self.leader = (self.dealer + rules.leader_offset) % self.players
+        self.leader = (dealer + rules.leader_offset) % players
         self.events = [] if record else None
         self._decks = iter(())
         self.deck_orders = []
-        self._stock, self._next = deck.cards_from(data["stock"]), 0
-        self.hands = [deck.cards_from(h) for h in data["hands"]]
-        self.table = deck.cards_from(data["table"])
-        self.piles = [deck.cards_from(p) for p in data["piles"]]
-        self.escobas = [int(e) for e in data["escobas"]]
-        self.set_aside = deck.cards_from(data["set_aside"])
-        self.last_capturer = data["last_capturer"]
-        self.to_play = data["to_play"]
-        self.plays = int(data["plays"])
+        self._stock, self._next = stock, 0
+        self.hands, self.table, self.piles = hands, table, piles
+        self.escobas, self.set_aside = escobas, set_aside
+        self.last_capturer, self.to_play, self.plays = last_capturer, to_play, plays
         self._legal = None
         self.scores = None
-        self.points = list(data["points"]) if data.get("points") is not None else None
-        everything = sorted(self._stock + self.table + self.set_aside + [c for cards in (*self.hands, *self.piles) for c in cards])
-        if everything != list(deck.cards):
+        self.points = points
+        everything = sorted(stock + table + set_aside + [c for cards in (*hands, *piles) for c in cards])
+        if everything != list(rules.deck.cards):
             raise DeckError("the snapshot does not hold every card of the deck exactly once")
-        if self.to_play is None and self.points is not None:
-            self.scores = score_hand(rules, self.piles, self.escobas)
+        if to_play is None and points is not None:
+            self.scores = score_hand(rules, piles, escobas)
         return self
+
+    # ------------------------------------------------------------------ what a seat knows
+    def view(self, seat: int) -> View:
+        """The information state of `seat`: what that seat may know (`escoba.engine.view`)."""
+        return view_of(self, seat)
+
+    def determinize(self, seat: int, rng: random.Random, *, record: bool = False) -> Hand:
+        """A full hand consistent with what `seat` knows, the cards it cannot see dealt at
+        random (each such deal equally likely)."""
+        return view_of(self, seat).determinize(rng, record=record)
+
+    def clone(self) -> Hand:
+        """An independent copy of the state, cheap enough for a search to make thousands.
+
+        Card lists are copied; the stock's deck order is shared (it is never changed in place,
+        only read past `_next`), and so are the events already recorded."""
+        other = Hand.__new__(Hand)
+        other.__dict__.update(self.__dict__)
+        other.hands = [list(h) for h in self.hands]
+        other.table = list(self.table)
+        other.piles = [list(p) for p in self.piles]
+        other.escobas = list(self.escobas)
+        other.set_aside = list(self.set_aside)
+        other.deck_orders = list(self.deck_orders)
+        other._decks = iter(())  # redeals happen only while dealing, which is over
+        if self.events is not None:
+            other.events = list(self.events)
+        if self.points is not None:
+            other.points = list(self.points)
+        return other
 
 
 def _texts(deck, cards: Iterable[int]) -> str:
