@@ -17,7 +17,10 @@ from escoba.errors import EscobaError, UnknownRuleset
 
 # One module per subcommand, each with HELP, DESCRIPTION, EPILOG, add_arguments(parser) and
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.
-COMMANDS = ("check", "show", "play", "simulate", "bench", "engine", "conformance", "diff", "matrix")
+COMMANDS = (
+    "check", "show", "play", "simulate", "bench", "engine", "conformance", "diff", "matrix",
+    "schema",
+)  # fmt: skip
 
 
 class UsageError(EscobaError):
