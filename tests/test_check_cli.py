@@ -46,7 +46,7 @@ def test_check_invalid_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, 
     Path("mine.yaml").write_text("dsl: 1\nextends: base\ncapture:\n  target: fifteen\n")
     code, out, _ = run(capsys, "check", "mine.yaml", "base")
     assert code == 1
-    assert out.splitlines() == ["mine.yaml:4:11: $.capture.target: expected an integer, got 'fifteen'", "ok  spec/base.yaml (base)"]
+    assert out.splitlines() == ["mine.yaml:4:11: $.capture.target: expected an integer, got 'fifteen'", f"ok  {registry.bundled()['base']} (base)"]
 
 
 def test_check_expression_error_has_a_caret(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,3 +123,82 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(SystemExit):
             cli.main([command, "--help"])
         assert "examples:\n  escoba " + command in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- issue 16's papercuts
+
+
+def test_check_reads_standard_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`escoba check -` checks the ruleset on standard input, named <stdin>, extends looked up from the working folder."""
+    import io
+
+    monkeypatch.chdir(tmp_path)
+    Path("parent.yaml").write_text("dsl: 1\nextends: da\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"dsl: 1\nid: mine\nextends: parent.yaml\n")))
+    assert run(capsys, "check", "-") == (0, "ok  <stdin> (mine)\n", "")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"dsl: 1\nextends: da\ncapture: {target: x}\n")))
+    assert run(capsys, "check", "-") == (1, "<stdin>:3:19: $.capture.target: expected an integer, got 'x'\n", "")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\0")))
+    assert run(capsys, "check", "-")[1] == "<stdin>:1:1: $: binary data (a NUL byte), not a YAML text file\n"
+    assert run(capsys, "check", "-", "-") == (2, "", "escoba check: '-' (standard input) may be given once\n")
+
+
+def test_check_json_gives_the_declared_id_of_an_invalid_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check --json` reports the id an invalid file declares, not null; null only when none can be read."""
+    monkeypatch.chdir(tmp_path)
+    Path("bad.yaml").write_text("dsl: 1\nid: mine\nextends: da\ncapture: {target: x}\n")
+    Path("worse.yaml").write_text("dsl: 1\nid: [x\n")
+    code, out, _ = run(capsys, "check", "--json", "bad.yaml", "worse.yaml")
+    assert code == 1
+    assert [(r["id"], r["valid"]) for r in json.loads(out)["rulesets"]] == [("mine", False), (None, False)]
+
+
+def test_check_empty_name_is_not_a_directory(capsys: pytest.CaptureFixture[str]) -> None:
+    """`escoba check ''` says an empty name names nothing (exit 2), not that it is a directory."""
+    assert run(capsys, "check", "") == (2, "", "escoba check: an empty name is neither a ruleset id nor a file\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [("nope", ""), ("dx", " (did you mean 'da' or 'de'?)"), ("da-velo", " (did you mean 'da-velo2'?)"),
+     ("escoba-dobel", " (did you mean 'escoba-doble'?)"), ("frr", " (did you mean 'fr'?)"), ("scopa", "")],
+)  # fmt: skip
+def test_unknown_ruleset_suggests_only_close_names(capsys: pytest.CaptureFixture[str], name: str, hint: str) -> None:
+    """Did-you-mean names only ids a typo or two away ('nope' gets no 'de-open')."""
+    code, _, err = run(capsys, "check", name)
+    assert code == 2
+    assert err.startswith(f"escoba check: unknown ruleset '{name}'{hint}; known rulesets: base, da,")
+
+
+def test_extends_messages_do_not_repeat_the_key(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad `extends` is reported as `$.extends: unknown ruleset …`, not `$.extends: extends: …`."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.yaml").write_text("dsl: 1\nextends: nope\n")
+    code, out, _ = run(capsys, "check", "m.yaml")
+    assert code == 1
+    assert out.startswith("m.yaml:2:10: $.extends: unknown ruleset 'nope'; known rulesets: base, da,")
+
+
+def test_deal_error_points_at_the_house_rules_own_key(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`table_size: 0` in a house rule is reported at that line of the user's file, not at spec/base.yaml's hand_size."""
+    monkeypatch.chdir(tmp_path)
+    Path("t.yaml").write_text("dsl: 1\nextends: da\ndeal:\n  table_size: 0\n")
+    code, out, _ = run(capsys, "check", "t.yaml")
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) == 3 and all(line.startswith("t.yaml:4:15: $.deal.table_size: with ") for line in lines)
+    assert "change hand_size or table_size, or set short_stock: one_at_a_time" in lines[0]
+
+
+def test_check_outside_the_checkout_names_bundled_files_by_paths_that_exist(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from another folder, every bundled file `check` lists is a path that exists from there."""
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "check")
+    assert code == 0
+    shown = [line.split("  ", 1)[1].rsplit(" (", 1)[0] for line in out.splitlines()]
+    assert len(shown) == len(bundled_ids()) and all(Path(name).is_file() for name in shown)
+    inside = registry.spec_dir() / "house"
+    monkeypatch.chdir(inside)
+    assert run(capsys, "check", "base") == (0, "ok  ../base.yaml (base)\n", "")

@@ -395,7 +395,7 @@ BROKEN_LINES = {
     "unfinished-hand": 'tests/broken_cases/unfinished-hand.json: $.hands[0].moves: the hand is not over after 34 moves',
     "unknown-card-code": "tests/broken_cases/unknown-card-code.json: $.hands[0].decks[0][5]: unknown card code '8d' (not in the deck of base)",
     "unknown-field": "tests/broken_cases/unknown-field.json: $: unknown field(s) ('winner' was unexpected)",
-    "unknown-ruleset": "tests/broken_cases/unknown-ruleset.json: $.ruleset: unknown ruleset 'dx' (did you mean 'de' or 'da'?); known rulesets: base, da, …",
+    "unknown-ruleset": "tests/broken_cases/unknown-ruleset.json: $.ruleset: unknown ruleset 'dx' (did you mean 'da' or 'de'?); known rulesets: base, da, …",
 }
 
 
@@ -426,11 +426,11 @@ EXAMPLES: dict[str, Producer] = {
     "more than 100000 nodes (after expanding aliases): refused as an alias bomb": ruleset("alias-bomb.yaml"),
     "nested deeper than 64 levels": ruleset("too-deep.yaml"),
     # ---- ruleset: extends
-    "extends: unknown ruleset 'dx' (did you mean 'de' or 'da'?); known rulesets: base, da, …": ruleset("unknown-extends.yaml"),
-    "extends: no such file ./parents/nope.yaml (looked in .)": ruleset("extends-missing-file.yaml"),
-    "extends must name a ruleset id or a path to a file": ruleset("extends-not-a-string.yaml"),
-    "extends cycle: cycle-a.yaml → cycle-b.yaml → cycle-a.yaml": ruleset("cycle-a.yaml"),
-    "extends chain deeper than 64 rulesets": lambda ctx: [
+    "no such file ./parents/nope.yaml (looked in .)": ruleset("extends-missing-file.yaml"),
+    "unknown ruleset 'dx' …": ruleset("unknown-extends.yaml"),
+    "must name a ruleset id or a path to a file": ruleset("extends-not-a-string.yaml"),
+    "cycle: cycle-a.yaml → cycle-b.yaml → cycle-a.yaml": ruleset("cycle-a.yaml"),
+    "a chain deeper than 64 rulesets": lambda ctx: [
         p.message
         for p in check(
             str(
@@ -469,7 +469,7 @@ EXAMPLES: dict[str, Producer] = {
     "seat 5 does not exist with 3 players (seats 0 to 2)": ruleset(
         "dsl: 1\nextends: base\nplayers:\n  partnerships:\n    - {players: 3, sides: [[0], [1, 2, 5]]}\n"
     ),
-    "with 2 players, 36 cards (40 + 0 jokers − 4 on the table) do not deal in whole rounds of 2 × 4 = 8; change hand_size or set short_stock: one_at_a_time": ruleset(
+    "with 2 players, 36 cards (40 + 0 jokers − 4 on the table) do not deal in whole rounds of 2 × 4 = 8; change hand_size or table_size, or set short_stock: one_at_a_time": ruleset(
         "undealable-hand-size.yaml"
     ),
     "with 4 players, 4 cards (40 + 0 jokers − 36 on the table) are too few for one round of 4 × 3": ruleset(
@@ -492,7 +492,8 @@ EXAMPLES: dict[str, Producer] = {
         "    - {id: sevens, measure: 'count(rank(cards, 7))', award: {policy: most}}\n"
     ),
     # ---- ruleset: on the command line
-    "unknown ruleset 'dx' (did you mean 'de' or 'da'?); known rulesets: base, da, …": cli_errors("check", "dx"),
+    "unknown ruleset 'dx' (did you mean 'da' or 'de'?); known rulesets: base, da, …": cli_errors("check", "dx"),
+    "an empty name is neither a ruleset id nor a file": cli_errors("check", ""),
     "no such file: spec/house/nope.yaml": cli_errors("check", "spec/house/nope.yaml"),
     # ---- expressions
     "expected ')' or ',' here": expression("count(cards"),

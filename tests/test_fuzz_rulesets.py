@@ -467,11 +467,11 @@ SEMANTIC = {
     ),
     "extends-a-directory.yaml": (
         "dsl: 1\nextends: folder.yaml\n",
-        ["extends-a-directory.yaml:2:10: $.extends: extends: no such file folder.yaml (looked in .)"],
+        ["extends-a-directory.yaml:2:10: $.extends: no such file folder.yaml (looked in .)"],
     ),
     "extends-under-a-file.yaml": (
         "dsl: 1\nextends: plain.yaml/child.yaml\n",
-        ["extends-under-a-file.yaml:2:10: $.extends: extends: no such file plain.yaml/child.yaml (looked in .)"],
+        ["extends-under-a-file.yaml:2:10: $.extends: no such file plain.yaml/child.yaml (looked in .)"],
     ),
     "scoring-a-list.yaml": (
         "dsl: 1\nextends: base\nscoring: []\n",
@@ -484,7 +484,7 @@ SEMANTIC = {
     ),
     "extends-a-long-name.yaml": (
         f"dsl: 1\nextends: {'x' * 300}.yaml\n",
-        [f"extends-a-long-name.yaml:2:10: $.extends: extends: no such file {'x' * 300}.yaml (looked in .)"],
+        [f"extends-a-long-name.yaml:2:10: $.extends: no such file {'x' * 300}.yaml (looked in .)"],
     ),
     "utf-16.yaml": (
         "dsl: 1\nextends: base\n".encode("utf-16"),
@@ -535,7 +535,7 @@ def test_one_file_more_than_the_deepest_chain_is_refused(tmp_path: Path, monkeyp
     """A 65th file above base is refused at the extends that reaches too far, by every entry point."""
     monkeypatch.chdir(tmp_path)
     top = _chain(tmp_path, 65)
-    expected = ["level1.yaml:2:10: $.extends: extends chain deeper than 64 rulesets"]
+    expected = ["level1.yaml:2:10: $.extends: a chain deeper than 64 rulesets"]
     assert [str(p) for p in check(top)] == expected
     with pytest.raises(RulesetError):
         escoba.load_ruleset(top)

@@ -139,7 +139,7 @@ def test_chain_seventy_deep_is_rejected(tmp_path: Path) -> None:
     top = _chain(tmp_path, 70)
     with pytest.raises(RulesetError) as raised:
         load_resolved(str(top))
-    assert [str(p) for p in raised.value.problems] == [f"{tmp_path / 'level6.yaml'}:2:10: $.extends: extends chain deeper than 64 rulesets"]
+    assert [str(p) for p in raised.value.problems] == [f"{tmp_path / 'level6.yaml'}:2:10: $.extends: a chain deeper than 64 rulesets"]
 
 
 def test_cycle_through_three_files(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_cycle_through_three_files(tmp_path: Path) -> None:
         _write(tmp_path, f"{name}.yaml", f"dsl: 1\nextends: {parent}.yaml\n")
     a = str(tmp_path / "a.yaml")
     problems = [str(p) for p in check(a)]
-    assert problems == [f"{tmp_path / 'c.yaml'}:2:10: $.extends: extends cycle: {a} → {tmp_path / 'b.yaml'} → {tmp_path / 'c.yaml'} → {a}"]
+    assert problems == [f"{tmp_path / 'c.yaml'}:2:10: $.extends: cycle: {a} → {tmp_path / 'b.yaml'} → {tmp_path / 'c.yaml'} → {a}"]
 
 
 def test_resolved_keys_keep_the_natural_order(tmp_path: Path) -> None:

@@ -182,7 +182,7 @@ BROKEN_MESSAGES = {
     "unknown-card-code": "tests/broken_cases/unknown-card-code.json: $.hands[0].decks[0][5]: unknown card code '8d' (not in the deck of base)",
     "unknown-field": "tests/broken_cases/unknown-field.json: $: unknown field(s) ('winner' was unexpected)",
     # the list of known rulesets that follows grows with the project; its start is the point
-    "unknown-ruleset": "tests/broken_cases/unknown-ruleset.json: $.ruleset: unknown ruleset 'dx' (did you mean 'de' or 'da'?); known rulesets: base, da,",
+    "unknown-ruleset": "tests/broken_cases/unknown-ruleset.json: $.ruleset: unknown ruleset 'dx' (did you mean 'da' or 'de'?); known rulesets: base, da,",
 }
 
 

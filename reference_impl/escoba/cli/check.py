@@ -16,14 +16,17 @@ Validate ruleset files or bundled ruleset ids. A valid ruleset prints one line,
 
   FILE:LINE:COLUMN: $.json.path: message
 
-With no arguments every bundled ruleset is checked.
+With no arguments every bundled ruleset is checked; '-' reads one ruleset from
+standard input (named <stdin> in messages; a relative 'extends' is looked up from the
+working folder).
 Exit status: 0 all valid, 1 any invalid, 2 an unknown id or a missing file."""
 EPILOG = """\
 examples:
   escoba check                                  every bundled ruleset
   escoba check da sv                            two bundled rulesets by id
-  escoba check spec/house/velo-two.yaml         a file (a house rule)
-  escoba check --format json my-rules.yaml      problems as JSON, for an editor or CI"""
+  escoba check spec/house/escoba-doble.yaml     a file (a house rule)
+  escoba check - < spec/house/tie-shared.yaml   standard input, e.g. from an editor buffer
+  escoba check --format json spec/house/*.yaml  problems as JSON, for an editor or CI"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,16 +34,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
 
 
+STDIN = "<stdin>"  # how a ruleset read from standard input is named in messages
+
+
 def run(args: argparse.Namespace) -> int:
     from escoba.errors import RulesetError, UnknownRuleset
     from escoba.rules import bundled_ids, load_resolved, registry
 
     names = list(args.rulesets) or bundled_ids()
+    if names.count("-") > 1:
+        print("escoba check: '-' (standard input) may be given once", file=sys.stderr)
+        return 2
     unknown = []
     files: dict[str, str] = {}
     for name in names:
         try:
-            files[name] = registry.find(name)[1]
+            files[name] = STDIN if name == "-" else registry.find(name)[1]
         except UnknownRuleset as error:
             unknown += error.problems
     if unknown:
@@ -50,11 +59,17 @@ def run(args: argparse.Namespace) -> int:
     reports: list[dict[str, Any]] = []
     for name in names:
         report: dict[str, Any] = {"ruleset": name, "file": files[name], "id": None, "valid": True, "problems": []}
+        text = None
         try:
-            report["id"] = load_resolved(name).id
+            if name == "-":
+                text = _read_stdin()
+                report["id"] = load_resolved(STDIN, text=text).id
+            else:
+                report["id"] = load_resolved(name).id
         except RulesetError as error:
             report["valid"] = False
             report["problems"] = error.problems
+            report["id"] = _declared_id(name, text)
         reports.append(report)
     if args.format == "json":
         _print_json(reports)
@@ -67,6 +82,27 @@ def run(args: argparse.Namespace) -> int:
                     print(problem)
     sys.stdout.flush()
     return 0 if all(r["valid"] for r in reports) else 1
+
+
+def _read_stdin() -> str:
+    """Standard input as a ruleset's text, with the same limits and refusals as a file."""
+    from escoba.rules.yamlload import MAX_BYTES, decode_text
+
+    return decode_text(sys.stdin.buffer.read(MAX_BYTES + 1), STDIN)
+
+
+def _declared_id(name: str, text: str | None) -> str | None:
+    """The id an invalid file declares (or a bundled file's), if it can be read at all."""
+    from escoba.errors import RulesetError
+    from escoba.rules import registry
+    from escoba.rules.yamlload import load_text
+
+    try:
+        data = load_text(text, STDIN).data if text is not None else registry.load_document(name).data
+    except RulesetError:
+        return None
+    declared = data.get("id") if isinstance(data, dict) else None
+    return declared if isinstance(declared, str) else None
 
 
 def _print_json(reports: list[dict[str, Any]]) -> None:

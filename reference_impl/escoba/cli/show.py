@@ -16,7 +16,7 @@ EPILOG = """\
 examples:
   escoba show base
   escoba show da-velo2                         a variant: base, then da, then its change
-  escoba show spec/house/velo-two.yaml --json  a house file, as JSON"""
+  escoba show spec/house/tie-shared.yaml --json  a house file, as JSON"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

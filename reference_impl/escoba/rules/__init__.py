@@ -8,19 +8,30 @@ next would only report their consequences.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from escoba.errors import Problem, RulesetError, UnknownRuleset
 from escoba.rules import registry
 from escoba.rules.resolve import Resolved, load_chain, resolve
+from escoba.rules.yamlload import load_text
 
 __all__ = ["Resolved", "bundled_ids", "check", "check_document", "load_resolved"]
 
 
-def load_resolved(id_or_path: str) -> Resolved:
-    """The resolved ruleset; RulesetError with every problem, UnknownRuleset for a bad name."""
+def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
+    """The resolved ruleset; RulesetError with every problem, UnknownRuleset for a bad name.
+
+    With `text`, that is the file's content (standard input), shown as `id_or_path`; a relative
+    `extends` in it is looked up from the working folder, and without an `id` it is 'stdin'."""
     from escoba.rules import schema, semantics  # jsonschema and lark load only when needed
 
-    path, shown = registry.find(id_or_path)
-    chain = load_chain(path, shown)
+    if text is None:
+        path, shown = registry.find(id_or_path)
+        chain = load_chain(path, shown)
+    else:
+        # Where the text stands for `extends` and messages; with no `id:` its id is 'stdin'.
+        path, shown = Path.cwd() / "stdin.yaml", id_or_path
+        chain = load_chain(path, shown, first=load_text(text, shown, path))
     _stop_if(_header_problems(chain, schema))
     resolved = resolve(chain)
     _stop_if(schema.validate(resolved.doc, resolved.positions))

@@ -67,9 +67,11 @@ def load_cached(path: Path, shown: str) -> Document:
     return hit[1]
 
 
-def load_chain(path: Path, shown: str) -> list[Document]:
-    """The file and its ancestors, child first; located problems for a broken `extends`."""
-    doc = load_cached(path, shown)
+def load_chain(path: Path, shown: str, first: Document | None = None) -> list[Document]:
+    """The file and its ancestors, child first; located problems for a broken `extends`.
+
+    `first`: the file already parsed (text from standard input), standing at `path`."""
+    doc = first if first is not None else load_cached(path, shown)
     chain = [doc]
     seen = {doc.path.resolve(): doc.file}
     while True:
@@ -78,14 +80,14 @@ def load_chain(path: Path, shown: str) -> list[Document]:
         extends = doc.data["extends"]
         where = _where(doc, "$.extends")
         if not isinstance(extends, str) or not extends:
-            raise RulesetError([Problem(where, "extends must name a ruleset id or a path to a file")])
+            raise RulesetError([Problem(where, "must name a ruleset id or a path to a file")])
         if len(chain) > MAX_CHAIN:
-            raise RulesetError([Problem(where, f"extends chain deeper than {MAX_CHAIN} rulesets")])
+            raise RulesetError([Problem(where, f"a chain deeper than {MAX_CHAIN} rulesets")])
         parent_path, parent_shown = _parent_file(doc, extends, where)
         real = parent_path.resolve()
         if real in seen:
             cycle = [d.file for d in chain] + [seen[real]]
-            raise RulesetError([Problem(where, "extends cycle: " + " → ".join(cycle))])
+            raise RulesetError([Problem(where, "cycle: " + " → ".join(cycle))])
         doc = load_cached(parent_path, parent_shown)
         seen[real] = doc.file
         chain.append(doc)
@@ -98,12 +100,12 @@ def _parent_file(doc: Document, extends: str, where: Location) -> tuple[Path, st
         # may not be searched) Path.is_file raises in Python 3.11; for extends it names no file.
         if os.path.isfile(path):
             return path, os.path.normpath(os.path.join(os.path.dirname(doc.file), extends))
-        message = f"extends: no such file {extends} (looked in {os.path.normpath(doc.path.parent)})"
+        message = f"no such file {extends} (looked in {os.path.normpath(doc.path.parent)})"
         raise RulesetError([Problem(where, message)])
     known = registry.bundled()
     if extends in known:
         return known[extends], registry.display_name(known[extends])
-    raise RulesetError([Problem(where, "extends: " + registry.unknown_message(extends))])
+    raise RulesetError([Problem(where, registry.unknown_message(extends))])
 
 
 def _where(doc: Document, path: str) -> Location:

@@ -97,15 +97,20 @@ class _Checker:
 
     def name_clash(self, name: str, found: list[tuple[tuple[str | int, ...], str]], what: str) -> None:
         """Blame the most recent occurrence: the file that added the clash, not its parent."""
-        order = {doc.file: n for n, doc in enumerate(self.resolved.files)}
-
-        def recency(entry: tuple[tuple[str | int, ...], str]) -> tuple[int, int, int]:
-            where = locate(self.resolved.positions, entry[0])
-            return order.get(where.file, -1), where.line, where.column
-
-        parts, owner = max(found, key=recency)
+        parts = self.newest([entry[0] for entry in found])
+        owner = next(o for p, o in found if p == parts)
         others = " and ".join(f"'{o}'" for o in sorted({o for _, o in found if o != owner}))
         self.problem(parts, f"'{name}' already names {what} {others}")
+
+    def newest(self, candidates: list[tuple[str | int, ...]]) -> tuple[str | int, ...]:
+        """Of several nodes, the one set by the most derived file of the chain (latest in it)."""
+        order = {doc.file: n for n, doc in enumerate(self.resolved.files)}
+
+        def recency(parts: tuple[str | int, ...]) -> tuple[int, int, int]:
+            where = locate(self.resolved.positions, parts)
+            return order.get(where.file, -1), where.line, where.column
+
+        return max(candidates, key=recency)
 
     def values(self) -> None:
         rank_ids = [r["id"] for r in self.doc["deck"]["ranks"]]
@@ -157,16 +162,19 @@ class _Checker:
         cards = len(deck["suits"]) * len(deck["ranks"])
         left = cards + jokers - deal["table_size"]
         one_at_a_time = deal.get("short_stock", "forbid") == "one_at_a_time"
+        # The sizes come from several keys, perhaps several files: blame the one the most derived
+        # file set (a house rule's `table_size: 0`, not the `hand_size` its parent has always had).
+        culprit = self.newest([("deal", "hand_size"), ("deal", "table_size")])
         for n in self.doc["players"]["counts"]:
             round_size = n * deal["hand_size"]
             counted = f"{left} cards ({cards} + {jokers} jokers − {deal['table_size']} on the table)"
             if left < round_size:
-                self.problem(("deal", "hand_size"), f"with {n} players, {counted} are too few for one round of {n} × {deal['hand_size']}")
+                self.problem(culprit, f"with {n} players, {counted} are too few for one round of {n} × {deal['hand_size']}")
             elif left % round_size and not one_at_a_time:
                 self.problem(
-                    ("deal", "hand_size"),
+                    culprit,
                     f"with {n} players, {counted} do not deal in whole rounds of {n} × {deal['hand_size']} = {round_size}; "
-                    "change hand_size or set short_stock: one_at_a_time",
+                    "change hand_size or table_size, or set short_stock: one_at_a_time",
                 )
 
     def target(self) -> None:

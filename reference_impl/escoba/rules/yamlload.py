@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,12 +92,16 @@ class _Abort(Exception):
     """Stop composing: the problem already recorded makes going on pointless."""
 
 
-def read_text(path: Path, file: str) -> str:
-    """The file's text, or a RulesetError saying why it cannot be a ruleset."""
-
+def _failure(file: str) -> Callable[..., RulesetError]:
     def fail(message: str, line: int = 0, column: int = 0) -> RulesetError:
         return RulesetError([Problem(Location(file, line, column, "$"), message)])
 
+    return fail
+
+
+def read_text(path: Path, file: str) -> str:
+    """The file's text, or a RulesetError saying why it cannot be a ruleset."""
+    fail = _failure(file)
     try:
         if path.is_dir():
             raise fail("is a directory, not a ruleset file")
@@ -104,6 +109,12 @@ def read_text(path: Path, file: str) -> str:
             raw = stream.read(MAX_BYTES + 1)
     except OSError as error:
         raise fail(f"cannot read the file: {error.strerror or error}") from None
+    return decode_text(raw, file)
+
+
+def decode_text(raw: bytes, file: str) -> str:
+    """The text of a file's bytes (at most MAX_BYTES + 1 read), or a RulesetError saying why not."""
+    fail = _failure(file)
     if len(raw) > MAX_BYTES:
         raise fail(f"file larger than {MAX_BYTES} bytes; a ruleset is a small text file")
     if b"\0" in raw:

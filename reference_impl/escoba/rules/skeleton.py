@@ -1,0 +1,72 @@
+"""The commented skeleton `escoba new` writes: a house rule extending a ruleset, ready to edit.
+
+The file checks as it is (it changes nothing yet) and shows, commented out, the parent's value
+of the rule points people most often change, with the values the schema allows, so that
+writing a house rule is uncommenting a line and changing a word.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from escoba.rules import load_resolved
+from escoba.rules.schema import ruleset_schema
+
+# (section, keys) shown commented out, in the order of docs/dsl.md.
+_POINTS = (
+    ("opening_table", ("trigger", "action", "escobas")),
+    ("capture", ("target", "compulsory", "escoba_on_last_play")),
+    ("leftovers", ("to", "escoba")),
+    ("match", ("target", "tie")),
+)
+
+
+def skeleton(ruleset_id: str, parent_name: str, extends: str, modeline: str | None, file: str = "FILE") -> str:
+    """The text of a new house rule `ruleset_id` on the ruleset `parent_name` (an id or a path
+    from the working folder), naming it `extends` in the file (the id, or a path from the file)."""
+    parent = load_resolved(parent_name).doc
+    lines = [f"# yaml-language-server: $schema={modeline}"] if modeline else []
+    lines += [
+        f"# {ruleset_id}: a house rule on '{parent['id']}' ({parent.get('title', parent['id'])}).",
+        f"# Write only what your table plays differently: everything else comes from {parent['id']}.",
+        "# Maps merge key by key; list items (scoring categories) merge by id; {id: x, remove: true}",
+        "# deletes one. Uncomment a line and change its value. Language: docs/dsl.md and",
+        f"# docs/house-rules.md. Check: escoba check {file}; compare: escoba diff {parent['id']} {file}",
+        "dsl: 1",
+        f"id: {ruleset_id}",
+        "kind: house",
+        f"extends: {extends}",
+        f"title: {parent['id']} with our house rules",
+        "",
+    ]
+    properties = ruleset_schema()["properties"]
+    for section, keys in _POINTS:
+        values = parent.get(section, {})
+        shown = [key for key in keys if key in values]
+        if not shown:
+            continue
+        lines.append(f"# {section}:")
+        for key in shown:
+            allowed = properties[section]["properties"][key].get("enum")
+            hint = f"  # {' | '.join(map(str, allowed))}" if allowed else ""
+            lines.append(f"#   {key}: {_scalar(values[key])}{hint}")
+        lines.append("")
+    categories = parent.get("scoring", {}).get("categories", [])
+    if categories:
+        lines += ["# scoring:", "#   categories:"]
+        for category in categories:
+            lines.append(f"#     - {{id: {category['id']}, points: {category.get('points', 1)}}}")
+        lines += [
+            "#     - id: my-bonus                 # a new category: see docs/expressions.md",
+            "#       measure: count(rank(cards, 7)) == 4",
+            "#       award: {policy: bonus}",
+            "#       points: 1",
+            "#       provenance: {status: house, source: house, note: Why our table plays it.}",
+        ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
