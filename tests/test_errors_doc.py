@@ -30,7 +30,7 @@ from escoba.engine.match import Match
 from escoba.errors import EscobaError, IllegalMoveError, NotationError, TranscriptError
 from escoba.notation import move_from_wire, parse_card, parse_cards, parse_move
 from escoba.protocol.client import InProcessSession, SubprocessSession
-from escoba.protocol.features import FEATURES
+from escoba.protocol.features import reference_features
 from escoba.protocol.server import ReferenceEngine
 from escoba.rules import check, registry, yamlload
 from escoba.rules.expr import ExprError, compile_expression, env_from_deck
@@ -603,7 +603,9 @@ EXAMPLES: dict[str, Producer] = {
     "pinned as fail (capture) but passes: remove the pin": conformance(
         lambda: InProcessSession(), pins={"base.2p.1": Expectation("fail", "capture")}
     ),
-    "needs partnerships": conformance(twisted(lambda q, r: r, tuple(f for f in FEATURES if f != "partnerships")), "partnerships.4p.de"),
+    "needs players.partnerships:0+2/1+3": conformance(
+        twisted(lambda q, r: r, tuple(f for f in reference_features() if not f.startswith("players.partnerships"))), "partnerships.4p.de"
+    ),
     "play 1c x 4d Rd (hand 1, play 2): the engine refused: internal: not today": conformance(fake("refuse", "--after", "1")),
     "play: the engine exited with status 3 before answering": conformance(fake("exit", "--after", "2")),
     "start: no reply within 1 s": conformance(fake("hang")),

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 
 from escoba.data import schemas_dir
 from escoba.protocol.client import InProcessSession, SubprocessSession
-from escoba.protocol.features import FEATURES, required_features
+from escoba.protocol.features import reference_features
 from escoba.protocol.messages import (
     ErrorReply,
     EventsReply,
@@ -133,7 +133,7 @@ def test_every_event_of_the_bundled_cases_fits_the_event_schema():
 def test_hello_declares_every_feature():
     """The reference engine declares the whole feature vocabulary and protocol 1."""
     reply = ReferenceEngine().handle({"id": 1, "cmd": "hello", "protocol": 1})
-    assert reply["ok"] and reply["protocol"] == 1 and reply["features"] == list(FEATURES)
+    assert reply["ok"] and reply["protocol"] == 1 and reply["features"] == list(reference_features())
 
 
 @pytest.mark.parametrize(
@@ -275,26 +275,6 @@ def test_start_lines_carry_the_whole_ruleset():
     message, line = start.encode(7)
     assert json.loads(line) == json.loads(json.dumps(start.to_json(7)))
     assert message == {"id": 7, "cmd": "start"}
-
-
-# ------------------------------------------------------------------------------ features
-def test_required_features_follow_the_ruleset_and_table():
-    """A case needs the features its ruleset and table use, and no others."""
-    assert required_features(load_resolved("base").doc, 2, None) == {
-        "players:2", "compulsory:card", "opening:dealer_takes", "opening:split",
-        "award:per_unit", "award:most", "award:holder",
-    }  # fmt: skip
-    de4 = required_features(load_resolved("de").doc, 4, 21)
-    assert {"partnerships", "compulsory:hand", "opening:set_aside", "opening:any_combination", "match"} <= de4
-    assert "partnerships" not in required_features(load_resolved("de").doc, 3, None)
-    sv = required_features(load_resolved("sv").doc, 2, None)
-    assert {"table_first", "leader:dealer_left"} <= sv
-    assert "jokers" in required_features(load_resolved("de-jokers").doc, 2, None)
-    assert required_features(load_resolved("da").doc, 2, None) >= {"award:threshold"}
-    every = set()
-    for case in bundled_cases():
-        every |= required_features(case.document, case.players, case.target)
-    assert every <= set(FEATURES)
 
 
 # ------------------------------------------------------------------------------ sessions

@@ -42,12 +42,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.mode == "exit-at-once":
         return 2
-    from escoba.protocol.features import FEATURES
+    from escoba.protocol.features import reference_features
     from escoba.protocol.server import ReferenceEngine
 
     engine = ReferenceEngine()
     if args.mode == "two-players":
-        engine.features = [f for f in FEATURES if f not in ("players:3", "players:4")]
+        engine.features = [f for f in reference_features() if f not in ("players:3", "players:4")]
     out = sys.stdout.buffer
     plays = 0
     for line in sys.stdin.buffer:

@@ -24,7 +24,6 @@ from typing import Any
 from escoba.conformance.compare import same
 from escoba.errors import EscobaError, TranscriptError
 from escoba.protocol.client import Session
-from escoba.protocol.features import required_features
 from escoba.protocol.messages import (
     EngineFailure,
     ErrorReply,
@@ -80,7 +79,7 @@ def prepare(case: Any) -> Plan:
             expected.append({"event": "perft", "depth": case.perft.depth, "count": case.perft.count})
         elif case.kind != "game":
             raise TranscriptError(f"{case.id}: unknown case kind {case.kind!r}")
-        required = required_features(doc, int(case.players), case.target)
+        required = case.required_features()
     except TranscriptError:
         raise
     except (EscobaError, KeyError, TypeError, ValueError, AttributeError) as problem:

@@ -29,6 +29,7 @@ from escoba.conformance.driver import Plan, prepare, run_case
 from escoba.conformance.expectations import Expectation
 from escoba.errors import TranscriptError
 from escoba.protocol.client import Session
+from escoba.protocol.features import Declared
 from escoba.protocol.messages import EngineFailure, HelloReply
 
 OUTCOMES = ("pass", "fail", "xfail", "unsupported", "error", "crash", "timeout", "broken-case")
@@ -170,7 +171,7 @@ class Runner:
             session = self._session()
         except EngineFailure as failure:
             return self._failed(entry.id, failure, base)
-        missing = sorted(plan.required - session.hello.features)
+        missing = Declared(session.hello.features).missing(plan.required)
         if missing:
             return CaseResult(
                 entry.id, "unsupported", "unsupported", missing=missing,

@@ -23,7 +23,7 @@ from escoba.engine.hand import Hand, Move
 from escoba.engine.match import Match
 from escoba.errors import EscobaError, NotationError
 from escoba.notation import move_from_wire
-from escoba.protocol.features import FEATURES
+from escoba.protocol.features import reference_features
 from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
 from escoba.rules import check_document
 from escoba.rules.compile import Rules, compile_rules
@@ -58,7 +58,7 @@ class ReferenceEngine:
 
     name = "escoba-reference"
     version = __version__
-    features: Sequence[str] = FEATURES
+    features: Sequence[str] = reference_features()
     hand_class: type[Hand] = Hand
     match_class: type[Match] = Match
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from escoba.protocol.features import required_features
 from escoba.transcript.case import (
     FORMAT,
     _build,
@@ -26,7 +27,7 @@ from escoba.transcript.record import Replay, ReplayError, perft
 
 KEY_ORDER = (
     "format", "id", "title", "notes", "kind", "ruleset", "players", "dealer", "target", "clause",
-    "source", "audit", "generator", "pins", "hands", "probe", "perft", "from_text", "expect",
+    "source", "audit", "generator", "requires", "pins", "hands", "probe", "perft", "from_text", "expect",
 )  # fmt: skip
 
 
@@ -92,6 +93,7 @@ def fill(data: Mapping[str, Any], path: Path | None = None) -> dict:
     except ReplayError as e:
         raise _error(where, e.path, e.message) from None
     data["expect"] = events
+    data["requires"] = sorted(required_features(case.document, case.players, case.target, events, case.probe.reason if case.probe else None))
     if case.perft is not None:
         assert replay.hand is not None
         data["perft"] = {"depth": case.perft.depth, "count": perft(replay.hand, case.perft.depth)}

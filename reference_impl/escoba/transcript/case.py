@@ -80,6 +80,7 @@ class Case:
     perft: Perft | None = None
     generator: Mapping[str, Any] | None = None
     legal: str = "moves"  # how legal events record the moves: every move, or their count
+    requires: tuple[str, ...] | None = None  # features needed (computed by the generator)
     format: int = FORMAT
     path: Path | None = field(default=None, compare=False)
 
@@ -122,6 +123,14 @@ class Case:
 
             return move_to_wire(parse_move(self.probe.move, self.rules.deck), self.rules.deck)
         return dict(self.probe.move)
+
+    def required_features(self) -> frozenset[str]:
+        """The features an engine needs for this case: as stored, or computed from `expect`."""
+        if self.requires is not None:
+            return frozenset(self.requires)
+        from escoba.protocol.features import required_features
+
+        return required_features(self.document, self.players, self.target, self.expect, self.probe.reason if self.probe else None)
 
     @property
     def shown(self) -> str:
@@ -309,6 +318,7 @@ def _build(data: dict, path: Path | None) -> Case:
         perft=Perft(perft["depth"], perft["count"]) if perft else None,
         generator=data.get("generator"),
         legal=data.get("legal", "moves"),
+        requires=tuple(data["requires"]) if "requires" in data else None,
         format=data["format"],
         path=path,
     )
