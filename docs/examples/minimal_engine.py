@@ -6,7 +6,8 @@ author writes, kept small. It plays the common two-to-four-player game (the `bas
 family) and says honestly what it does not do:
 
 - declared: players 2-4, capture optional or compulsory card by card, the dealer taking an
-  opening 15 (or a 30 that splits), awards `most`, `holder`, `per_unit`;
+  opening 15 (or a 30 that splits), awards `most`, `holder`, `per_unit`, and `measures` (its
+  score events report each measure exactly);
 - not declared, so the runner reports those cases `unsupported` without sending them:
   partnerships, compulsory capture at the hand level, opening set-aside / redeal / any
   combination, jokers, thresholds, bonuses, matches, the table dealt first, clockwise play,
@@ -28,6 +29,7 @@ FEATURES = [
     "compulsory:optional", "compulsory:card",
     "opening:dealer_takes", "opening:split",
     "award:most", "award:holder", "award:per_unit",
+    "measures",  # its score events report the ruleset's measures exactly, so they are compared
 ]  # fmt: skip
 
 REASONS_IN_ORDER = ["malformed", "hand_over", "not_in_hand", "not_on_table", "wrong_sum", "compulsory"]

@@ -13,18 +13,20 @@ DESCRIPTION = """\
 Drive an engine through every selected golden case over the JSON-lines protocol
 (docs/protocol.md) and report each case: pass, fail (with the first divergent
 event, the events before it, a field-level diff, the class of divergence, the rule
-clause and a command that replays the case), xfail (a failure exactly as the
-expectations file pins it), unsupported (the case needs a feature the engine did
-not declare), error (the engine refused a request), crash, timeout, or
-broken-case (the case file itself does not load).
+point, the rule clause and a command that replays the case; every later divergence
+with --all-divergences), xfail (a failure exactly as the expectations file pins
+it), unsupported (skipped: the case needs a feature the engine did not declare),
+error (the engine refused a request), crash, timeout, or broken-case (the case file
+itself does not load). The run ends with the rules profile: every rule point the
+engine agrees with, differs on, or was not exercised on.
 
 The engine is a command, split like a shell would split it; it is started in its
 own process group, restarted after a crash, a timeout or a protocol failure, and
 killed with all its children at the end. Without --engine the built-in reference
 engine runs, through the same subprocess protocol ('escoba engine').
 
-Exit status: 0 when every selected case passes or fails exactly as the expectations
-file pins it; 1 otherwise; 2 for a usage error."""
+Exit status: 0 when no case failed (a skip is not a failure, unless --strict) and at
+least one case ran; 1 when a case failed or none could run; 2 for a usage error."""
 EPILOG = """\
 examples:
   escoba conformance                                   the reference engine, every case
@@ -33,7 +35,8 @@ examples:
   escoba conformance --case 'opening.*' --format markdown >> "$GITHUB_STEP_SUMMARY"
   escoba conformance --engine ./my-engine --expectations known-failures.yaml
   escoba conformance --engine ./my-engine --write-expectations known-failures.yaml
-  escoba conformance --list --ruleset sv"""
+  escoba conformance --engine ./my-engine --all-divergences --strict
+  escoba conformance --list --ruleset sv --format json"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
     parser.add_argument("--cases-dir", metavar="DIR", help="run the cases in DIR instead of the bundled suite")
     parser.add_argument("--list", action="store_true", help="list the selected cases and their required features; run nothing")
+    parser.add_argument(
+        "--all-divergences", action="store_true",
+        help="list every divergence of a failing case, each with its rule point (JSON always has them)",
+    )  # fmt: skip
+    parser.add_argument("--strict", action="store_true", help="a case skipped as unsupported fails the run (unless pinned)")
 
 
 def reference_command() -> list[str]:
@@ -99,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("no case matches the selection" + _selection(args))
 
     if args.list:
-        return _list(entries)
+        return _list(entries, args.format)
 
     engine_flag = f" --engine {shlex.quote(args.engine)}" if args.engine is not None else ""
     cases_flag = f" --cases-dir {shlex.quote(args.cases_dir)}" if args.cases_dir else ""
@@ -114,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         expectations=pins,
         replay=replay,
         on_start=progress.show if progress else None,
+        strict=args.strict,
     )
     try:
         report = runner.run(entries)
@@ -137,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         print(render_markdown(report), end="")
     else:
-        print(render_text(report), end="")
+        print(render_text(report, all_divergences=args.all_divergences), end="")
     if args.write_expectations:
         named = f"{report.engine.name} {report.engine.version}".strip()
         _write_expectations(args.write_expectations, report, f"{named} ({shown})" if named else shown)
@@ -148,20 +157,33 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _list(entries) -> int:
+def _list(entries, format: str = "text") -> int:
     from escoba.conformance.driver import prepare
     from escoba.errors import TranscriptError
 
+    listed = []
     for entry in entries:
         if entry.case is None:
-            print(f"{entry.id}  BROKEN: {str(entry.problem).splitlines()[0]}")
+            listed.append({"id": entry.id, "ruleset": entry.ruleset, "broken": str(entry.problem).splitlines()[0]})
             continue
         case = entry.case
+        item = {"id": case.id, "title": case.title, "kind": case.kind, "ruleset": case.ruleset, "players": case.players,
+                "target": case.target, "clause": case.clause, "audit": case.audit}  # fmt: skip
         try:
-            needs = ", ".join(sorted(prepare(case).required))
+            item["requires"] = sorted(prepare(case).required)
         except TranscriptError as problem:
-            needs = f"BROKEN: {problem}"
-        print(f"{case.id}  [{case.kind}, {case.ruleset}, {case.clause}]  needs: {needs}")
+            item["broken"] = str(problem).splitlines()[0]
+        listed.append(item)
+    if format == "json":
+        import json
+
+        print(json.dumps({"cases": listed}, indent=2, ensure_ascii=False))
+        return 0
+    for item in listed:
+        if "broken" in item:
+            print(f"{item['id']}  BROKEN: {item['broken']}")
+        else:
+            print(f"{item['id']}  [{item['kind']}, {item['ruleset']}, {item['clause']}]  needs: {', '.join(item['requires'])}")
     print(f"{len(entries)} cases")
     return 0
 

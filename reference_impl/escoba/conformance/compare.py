@@ -1,11 +1,18 @@
-"""Expected events against observed ones: the first divergence, explained.
+"""Expected events against observed ones: the first divergence, and every other one, explained.
 
-A conformance failure is reported at the first event that differs, because everything after
-it follows from it. The report shows a few matching events before it (where the engine still
-agreed), a field-level diff of the two events, and a class naming which rule went wrong, so a
-list of failures reads as a list of rule points (`capture`, `escoba`, `scoring:primera`).
+A case's outcome is decided at the first event that differs (expectations files pin it). The
+report shows a few matching events before it (where the engine still agreed), a field-level
+diff of the two events, and a class naming which rule went wrong, so a list of failures reads
+as a list of rule points (`capture`, `escoba`, `scoring:primera`).
 
-Fields named `reason` are free text (an engine's explanation) and are never compared.
+After the first divergence the runner keeps driving the case, so the rest of the stream is
+compared too (`all_divergences`): reply by reply (a *chunk* is the events of one reply), the
+events of each chunk aligned by kind, so that one extra escoba does not make every later event
+differ. `escoba.conformance.attribute` then names each divergence's rule point.
+
+Fields named `reason` are free text (an engine's explanation) and are never compared. A score
+event's `measures` are compared only for an engine that declares the feature `measures`;
+otherwise a measure difference with the same points is a note, not a divergence.
 """
 
 from __future__ import annotations
@@ -70,6 +77,33 @@ def same(expected: Any, observed: Any) -> bool:
     return expected == observed
 
 
+def same_event(expected: Any, observed: Any, measures: bool = True) -> bool:
+    """`same`, except that with `measures=False` the `measures` of two score events are not compared."""
+    if not measures and _both_scores(expected, observed):
+        return same({k: v for k, v in expected.items() if k != "measures"}, {k: v for k, v in observed.items() if k != "measures"})
+    return same(expected, observed)
+
+
+def _both_scores(expected: Any, observed: Any) -> bool:
+    return (
+        isinstance(expected, dict)
+        and isinstance(observed, dict)
+        and expected.get("event") == "score"
+        and observed.get("event") == "score"
+    )
+
+
+def measure_note(expected: Any, observed: Any) -> str | None:
+    """A note for two score events that differ only in their measures (None otherwise)."""
+    if _both_scores(expected, observed) and same_event(expected, observed, False) and not same(expected, observed):
+        return (
+            f"score {expected.get('category')}: measures {format_value(observed.get('measures'))}, expected "
+            f"{format_value(expected.get('measures'))}, with the same points (not compared: the engine does not "
+            "declare `measures`)"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class FieldDiff:
     path: str  # `$.moves[2].take` style
@@ -89,7 +123,14 @@ _ABSENT = "<absent>"
 
 @dataclass
 class Divergence:
-    """The first event where expected and observed differ."""
+    """An event where expected and observed differ.
+
+    `index` numbers the expected stream (for an extra event: where it stands in it). `point` is
+    the rule point it concerns (a key of `escoba.diff.points`, or a `common.*` point every
+    ruleset shares; see `escoba.conformance.attribute`), `inferred` the value of that point the
+    engine behaves as if it had, when the runner could tell, and `consequence_of` the index of
+    an earlier divergence this one follows from.
+    """
 
     index: int
     expected: dict | None  # None: the engine produced an event too many
@@ -97,11 +138,18 @@ class Divergence:
     context: list[dict] = field(default_factory=list)
     diff: list[FieldDiff] = field(default_factory=list)
     cls: str = "protocol"
+    point: str | None = None
+    inferred: str | None = None
+    consequence_of: int | None = None
+    chunk: int | None = None  # which reply of the case (0: start)
 
     def to_json(self) -> dict:
         return {
             "index": self.index,
             "class": self.cls,
+            "point": self.point,
+            "inferred": self.inferred,
+            "consequence_of": self.consequence_of,
             "expected": self.expected,
             "observed": self.observed,
             "context": self.context,
@@ -109,10 +157,10 @@ class Divergence:
         }
 
 
-def first_divergence(expected: Sequence[dict], observed: Sequence[dict]) -> Divergence | None:
+def first_divergence(expected: Sequence[dict], observed: Sequence[dict], measures: bool = True) -> Divergence | None:
     """None when the two streams are the same event for event."""
     for i, (e, o) in enumerate(zip(expected, observed)):
-        if not same(e, o):
+        if not same_event(e, o, measures):
             return _divergence(expected, observed, i)
     if len(expected) != len(observed):
         return _divergence(expected, observed, min(len(expected), len(observed)))
@@ -130,6 +178,69 @@ def _divergence(expected: Sequence[dict], observed: Sequence[dict], i: int) -> D
         diff=diff_events(e, o),
         cls=classify(e, o),
     )
+
+
+# ---------------------------------------------------------------------------------- every divergence
+_ALONE = ("legal", "rejected", "perft")  # runner events: one request, one event
+
+
+def chunks(events: Sequence[dict]) -> list[tuple[int, int]]:
+    """(start, end) of the events of each reply, read off an expected stream: a runner event is
+    its own reply; a reply ends before one, and a hand dealt after a match's totals starts one.
+    """
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for i, event in enumerate(events):
+        kind = event.get("event")
+        previous = events[i - 1].get("event") if i else None
+        if i > start and (kind in _ALONE or previous in _ALONE or (kind == "hand_start" and previous in ("totals", "tie"))):
+            bounds.append((start, i))
+            start = i
+    if start < len(events):
+        bounds.append((start, len(events)))
+    return bounds
+
+
+def _align_key(event: Any) -> str:
+    if not isinstance(event, dict):
+        return "?"
+    kind = str(event.get("event"))
+    return f"score:{event.get('category')}" if kind == "score" else kind
+
+
+def all_divergences(
+    expected: Sequence[dict],
+    observed: Sequence[dict],
+    observed_chunks: Sequence[tuple[int, int]],
+    measures: bool = True,
+) -> list[Divergence]:
+    """Every divergence, reply by reply: the expected stream is cut into `chunks`, the observed
+    one as it came (`observed_chunks`), and the events of each pair aligned by kind. A reply the
+    engine never gave (the case stopped) is not compared."""
+    import difflib
+
+    found: list[Divergence] = []
+    for n, ((e0, e1), (o0, o1)) in enumerate(zip(chunks(expected), observed_chunks)):
+        exp, obs = list(expected[e0:e1]), list(observed[o0:o1])
+        if len(exp) == len(obs) and all(same_event(a, b, measures) for a, b in zip(exp, obs)):
+            continue
+        matcher = difflib.SequenceMatcher(a=[_align_key(e) for e in exp], b=[_align_key(o) for o in obs], autojunk=False)
+        for _op, a0, a1, b0, b1 in matcher.get_opcodes():
+            pairs = min(a1 - a0, b1 - b0)
+            for k in range(max(a1 - a0, b1 - b0)):
+                e = exp[a0 + k] if k < a1 - a0 else None
+                o = obs[b0 + k] if k < b1 - b0 else None
+                if e is not None and o is not None and k < pairs and same_event(e, o, measures):
+                    continue
+                at = e0 + a0 + min(k, a1 - a0)
+                where = o0 + b0 + min(k, b1 - b0)
+                found.append(
+                    Divergence(
+                        index=at, expected=e, observed=o, context=list(observed[max(0, where - CONTEXT) : where]),
+                        diff=diff_events(e, o), cls=classify(e, o), chunk=n,
+                    )
+                )  # fmt: skip
+    return found
 
 
 def classify(expected: dict | None, observed: dict | None) -> str:

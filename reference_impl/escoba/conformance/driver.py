@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from escoba.conformance.compare import same
+from escoba.conformance.compare import same_event
 from escoba.errors import EscobaError, TranscriptError
 from escoba.protocol.client import Session
 from escoba.protocol.messages import (
@@ -96,10 +96,11 @@ class Trace:
     """What the engine said. `refusal` is an unexpected `ok: false` that stopped the case."""
 
     events: list[dict] = field(default_factory=list)
+    chunks: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of each reply's events
     refusal: ErrorReply | None = None
     refused: str = ""  # the request refused, in words
     requests: int = 0
-    diverged: bool = False  # stopped at the first event that differs from the expected one
+    diverged: bool = False  # some event differs from the expected one
     drain_failure: EngineFailure | None = None  # the engine died after the case had its answer
 
 
@@ -110,9 +111,9 @@ class _Stop(Exception):
 class Driver:
     """Runs one prepared case on one session. EngineFailure propagates with `.trace` set."""
 
-    def __init__(self, session: Session, plan: Plan, *, stop_at_divergence: bool = True):
+    def __init__(self, session: Session, plan: Plan, *, stop_at_divergence: bool = False, measures: bool = True):
         self.session, self.plan = session, plan
-        self.stop_at_divergence = stop_at_divergence
+        self.stop_at_divergence, self.measures = stop_at_divergence, measures
         self.trace = Trace()
 
     def run(self) -> Trace:
@@ -140,13 +141,17 @@ class Driver:
         return reply
 
     def _record(self, events: Sequence[dict]) -> None:
+        """One reply's events (a chunk). After a divergence the case goes on, unless asked to
+        stop there: the replies were all requested already, and the rest is compared too."""
         trace, expected = self.trace, self.plan.expected
+        trace.chunks.append((len(trace.events), len(trace.events) + len(events)))
         for event in events:
             i = len(trace.events)
             trace.events.append(event)
-            if self.stop_at_divergence and (i >= len(expected) or not same(expected[i], event)):
+            if i >= len(expected) or not same_event(expected[i], event, self.measures):
                 trace.diverged = True
-                raise _Stop
+        if trace.diverged and self.stop_at_divergence:
+            raise _Stop
 
     def _start_request(self) -> Start:
         plan, case = self.plan, self.plan.case
@@ -226,5 +231,5 @@ def _text(move: Play) -> str:
     return move.card + (" x " + " ".join(move.take) if move.take else "")
 
 
-def run_case(session: Session, plan: Plan, *, stop_at_divergence: bool = True) -> Trace:
-    return Driver(session, plan, stop_at_divergence=stop_at_divergence).run()
+def run_case(session: Session, plan: Plan, *, stop_at_divergence: bool = False, measures: bool = True) -> Trace:
+    return Driver(session, plan, stop_at_divergence=stop_at_divergence, measures=measures).run()

@@ -1,10 +1,12 @@
 """Conformance reports: text for a terminal, JSON for tools (schemas/report.schema.json),
 Markdown for a CI summary or a pull request.
 
-Every failure shows the same five things, in the order a person needs them: which rule point
-(the case's clause and the divergence class), where the engine still agreed (a few matching
-events), the first event that differs, a field-level diff, and the command that replays that
-one case.
+Every failure shows the same things, in the order a person needs them: which rule point (the
+case's clause, the divergence class and the rule point it was attributed to), where the engine
+still agreed (a few matching events), the first event that differs, a field-level diff, the
+later divergences (with `--all-divergences`; always in JSON), and the command that replays that
+one case. The run ends with the rules profile (escoba.conformance.profile): every rule point
+the engine agrees with, differs on, or was not exercised on.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ _LABEL = {
     "pass": "PASS",
     "fail": "FAIL",
     "xfail": "XFAIL",
-    "unsupported": "UNSUPPORTED",
+    "unsupported": "SKIP",
     "error": "ERROR",
     "crash": "CRASH",
     "timeout": "TIMEOUT",
@@ -40,10 +42,12 @@ def to_json(report: RunReport) -> dict[str, Any]:
             "features": list(report.engine.features),
         },
         "ok": report.ok,
+        "strict": report.strict,
         "seconds": round(report.seconds, 3),
-        "summary": {"total": len(report.results), **counts, "new": sum(r.new for r in report.results)},
+        "summary": {"total": len(report.results), **counts, "new": sum(r.new for r in report.results), "ran": report.ran},
         "warnings": list(report.warnings),
         "cases": [_case_json(r) for r in report.results],
+        "profile": [p.to_json() for p in report.profile()],
     }
 
 
@@ -61,6 +65,9 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
         "message": r.message,
         "missing": list(r.missing),
         "divergence": r.divergence.to_json() if r.divergence is not None else None,
+        "divergences": [d.to_json() for d in r.divergences],
+        "notes": list(r.notes),
+        "requires": list(r.requires),
         "context": list(r.context),
         "stderr": r.stderr,
         "seconds": round(r.seconds, 4),
@@ -73,8 +80,9 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- text
-def render_text(report: RunReport, *, all_cases: bool = False) -> str:
-    """Failures in detail, one line for each other case that is not a pass, then the summary."""
+def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: bool = False) -> str:
+    """Failures in detail, one line for each other case that is not a pass, the rules profile,
+    then the summary."""
     lines = [f"escoba conformance: {_engine_line(report)}"]
     lines += [f"warning: {w}" for w in report.warnings]
     details = [r for r in report.results if _needs_detail(r)]
@@ -83,21 +91,50 @@ def render_text(report: RunReport, *, all_cases: bool = False) -> str:
             lines.append(f"  {_LABEL[r.outcome]:<12} {r.id}{_short_status(r)}")
     for r in details:
         lines.append("")
-        lines.extend(_details(r))
+        lines.extend(_details(r, all_divergences=all_divergences))
+    lines.append("")
+    lines.extend(render_profile(report.profile()))
     lines.append("")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 
 
+def render_profile(profile: list) -> list[str]:
+    """The rules profile as text: a count, each point that differs, the points not exercised."""
+    from escoba.conformance.profile import DIFFERS, NOT_EXERCISED, counts
+
+    n = counts(profile)
+    head = f"rules profile: {n['agrees']} agree, {n[DIFFERS]} differ, {n[NOT_EXERCISED]} not exercised"
+    lines = [head]
+    for p in profile:
+        if p.status != DIFFERS:
+            continue
+        how = f", as if {' / '.join(p.inferred)}" if p.inferred else ""
+        cases = len(p.differ)
+        example = p.example or {}
+        lines.append(f"  DIFFERS  {p.point} ({p.label}): {cases} case{'' if cases == 1 else 's'}{how}")
+        if example:
+            lines.append(f"           first: {example.get('case')} {_clip(str(example.get('message', '')), 120)}")
+    idle = [p.point for p in profile if p.status == NOT_EXERCISED]
+    if idle:
+        lines.append(f"  not exercised: {', '.join(idle)}")
+    return lines
+
+
 def summary_line(report: RunReport) -> str:
     counts = report.counts()
-    parts = [f"{n} {o}" for o, n in counts.items() if n]
+    parts = [f"{n} {o}" if o != "unsupported" else f"{n} skipped (unsupported)" for o, n in counts.items() if n]
     new = sum(r.new for r in report.results)
     if new:
         parts.append(f"{new} NEW")
     verdict = "OK" if report.ok else "FAILED"
     total = len(report.results)
-    return f"{verdict}: {total} case{'' if total == 1 else 's'}: {', '.join(parts) or 'none'} ({report.seconds:.1f} s)"
+    why = ""
+    if not report.ok and report.ran == 0 and report.results:
+        why = "; no case could run"
+    elif report.strict and counts["unsupported"] and not report.ok:
+        why = "; --strict: skips fail"
+    return f"{verdict}: {total} case{'' if total == 1 else 's'}: {', '.join(parts) or 'none'}{why} ({report.seconds:.1f} s)"
 
 
 def _engine_line(report: RunReport) -> str:
@@ -114,14 +151,16 @@ def _short_status(r: CaseResult) -> str:
     bits = []
     if r.cls:
         bits.append(f"[{r.cls}" + (f" @ event {r.index}]" if r.index is not None else "]"))
+    if r.divergence is not None and r.divergence.point:
+        bits.append(r.divergence.point)
     if r.outcome == "unsupported":
-        bits.append(r.message)
+        bits.append(f"unsupported: {r.message}")
     if r.note:
         bits.append(f"— {r.note}")
     return ("  " + " ".join(bits)) if bits else ""
 
 
-def _details(r: CaseResult) -> list[str]:
+def _details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
     head = f"{_LABEL[r.outcome]} {r.id}"
     if r.title:
         head += f" — {r.title}"
@@ -132,6 +171,8 @@ def _details(r: CaseResult) -> list[str]:
         lines.append(f"  {r.note}")
     d = r.divergence
     if d is not None:
+        if d.point:
+            lines.append(f"  rule point: {d.point}" + (f" (the engine behaves as if {d.inferred})" if d.inferred else ""))
         lines.append(f"  class: {d.cls}; first divergent event: #{d.index}")
         if d.context:
             lines.append("  matching events before it:")
@@ -147,6 +188,12 @@ def _details(r: CaseResult) -> list[str]:
                     lines.append(f"    {f.path}: {f.note}")
                 else:
                     lines.append(f"    {f.path}: expected {_clip(format_value(f.expected), 80)}, observed {_clip(format_value(f.observed), 80)}{note}")
+        later = [x for x in r.divergences if x.index != d.index or x.expected != d.expected]
+        if later and all_divergences:
+            lines.append(f"  later divergences ({len(later)}):")
+            lines += [f"    {_divergence_line(x)}" for x in later]
+        elif later:
+            lines.append(f"  and {len(later)} later divergence{'' if len(later) == 1 else 's'} (--all-divergences lists them)")
     else:
         if r.cls:
             lines.append(f"  class: {r.cls}")
@@ -155,13 +202,52 @@ def _details(r: CaseResult) -> list[str]:
             lines.append("  last events before it:")
             first = (r.index or len(r.context)) - len(r.context)
             lines += [f"    #{first + i} {_clip(format_event(e))}" for i, e in enumerate(r.context)]
+    for note in r.notes:
+        lines.append(f"  note: {note}")
     if r.stderr.strip():
-        tail = r.stderr.strip().splitlines()[-5:]
         lines.append("  engine stderr (last lines):")
-        lines += [f"    | {_clip(t)}" for t in tail]
+        lines += [f"    | {_clip(t)}" for t in stderr_tail(r.stderr)]
     if r.replay:
         lines.append(f"  replay: {r.replay}")
     return lines
+
+
+def _divergence_line(d) -> str:
+    where = f"#{d.index} {d.cls}"
+    point = f" [{d.point}" + (f", as if {d.inferred}" if d.inferred else "") + (f", follows #{d.consequence_of}" if d.consequence_of is not None else "") + "]" if d.point else ""
+    if d.observed is None:
+        what = f"missing {format_event(d.expected)}"
+    elif d.expected is None:
+        what = f"extra {format_event(d.observed)}"
+    else:
+        what = "; ".join(f"{f.path}: {f.note}" if f.note else f"{f.path}: expected {format_value(f.expected)}, observed {format_value(f.observed)}" for f in d.diff[:3])
+    return _clip(f"{where}{point}: {what}", 200)
+
+
+#: what makes a line of an engine's stderr look like the one that names the problem
+_ERRORISH = ("error", "exception", "cannot", "can't", "not found", "no such", "fatal", "panic", "failed", "traceback")
+STDERR_BUDGET = 2048  # bytes of an engine's stderr a report shows
+
+
+def stderr_tail(text: str, budget: int = STDERR_BUDGET) -> list[str]:
+    """The last lines of an engine's stderr that fit in `budget` bytes, and, when it is not among
+    them, the first line that looks like an error (the one that names the problem, such as
+    Node's `Error: Cannot find module ...`, is often far above a long stack trace)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    tail: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        size = len(line.encode("utf-8", "replace")) + 1
+        if tail and used + size > budget:
+            break
+        tail.insert(0, line if size <= budget else line[: budget // 2] + "…")
+        used += size
+    first = next((line for line in lines if any(word in line.lower() for word in _ERRORISH)), None)
+    if first is not None and first not in tail:
+        return [first, "…", *tail]
+    if len(tail) < len(lines):
+        return ["…", *tail]
+    return tail
 
 
 def _clip(text: str, width: int = 160) -> str:
@@ -185,6 +271,16 @@ def render_markdown(report: RunReport) -> str:
         for r in listed:
             extra = r.note or (r.message if r.outcome == "unsupported" else "")
             out.append(f"| `{r.id}` | {r.outcome}{' (NEW)' if r.new else ''} | {r.cls or ''} | {r.clause} | {_md(extra)} |")
+    from escoba.conformance.profile import DIFFERS
+
+    profile = report.profile()
+    out += ["", f"**Rules profile:** {render_profile(profile)[0].split(': ', 1)[1]}"]
+    differing = [p for p in profile if p.status == DIFFERS]
+    if differing:
+        out += ["", "| rule point | cases | first |", "|---|---:|---|"]
+        for p in differing:
+            first = p.example or {}
+            out.append(f"| `{p.point}` ({_md(p.label)}) | {len(p.differ)} | `{first.get('case', '')}` {_md(str(first.get('message', '')))} |")
     details = [r for r in report.results if _needs_detail(r)]
     if details:
         out += ["", "### Failures"]

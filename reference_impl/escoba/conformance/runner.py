@@ -2,11 +2,12 @@
 
 Outcomes:
 - `pass`: the observed events are the expected ones;
-- `fail`: they differ (the first divergence and its class explain how), or the engine broke
-  the protocol (class `protocol`: garbage, a wrong id, an oversized line, a malformed reply);
+- `fail`: they differ (the first divergence and its class explain how; every later one is
+  listed too, each with its rule point), or the engine broke the protocol (class `protocol`:
+  garbage, a wrong id, an oversized line, a malformed reply);
 - `xfail`: a failure exactly as the expectations file pins it;
 - `unsupported`: the case needs a feature the engine did not declare (or the engine refused
-  `start` with `error.kind: "unsupported"`);
+  `start` with `error.kind: "unsupported"`). A skip: it fails the run only under `strict`;
 - `error`: the engine refused a request of the case (`ok: false`) with nothing diverging before;
 - `crash`, `timeout`: the engine process exited, or did not answer in time;
 - `broken-case`: the case itself does not load (a `TranscriptError`), whatever the engine.
@@ -24,7 +25,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from escoba.conformance.compare import Divergence, first_divergence
+from escoba.conformance.attribute import attribute, common_exercised
+from escoba.conformance.compare import (
+    Divergence,
+    all_divergences,
+    chunks,
+    classify,
+    diff_events,
+    first_divergence,
+    measure_note,
+)
 from escoba.conformance.driver import Plan, prepare, run_case
 from escoba.conformance.expectations import Expectation
 from escoba.errors import TranscriptError
@@ -68,10 +78,21 @@ class CaseResult:
     new: bool = False  # pinned, but failing differently: a new failure
     note: str = ""
     replay: str = ""
+    divergences: list[Divergence] = field(default_factory=list)  # every one, each with its rule point
+    notes: list[str] = field(default_factory=list)  # measure differences not compared, ...
+    requires: list[str] = field(default_factory=list)  # the features the case needs
+    common: list[str] = field(default_factory=list)  # the common rule points it exercises
+    complete: bool = False  # the case ran to its end: what did not diverge agreed
+    case: Any = field(default=None, repr=False, compare=False)
 
     @property
     def as_expected(self) -> bool:
+        """Passed, or failed as pinned; a skip (`unsupported`) is judged by the run (`strict`)."""
         return self.outcome in ("pass", "xfail")
+
+    @property
+    def ran(self) -> bool:
+        return self.outcome not in ("unsupported", "broken-case")
 
 
 @dataclass
@@ -88,10 +109,29 @@ class RunReport:
     results: list[CaseResult]
     seconds: float
     warnings: list[str] = field(default_factory=list)
+    strict: bool = False  # an unpinned `unsupported` fails the run
+    declared: Any = None  # the engine's features (escoba.protocol.features.Declared), once it said hello
+
+    def accepted(self, r: CaseResult) -> bool:
+        """Does this result keep the run green?"""
+        if r.outcome == "unsupported":
+            return not self.strict or r.pin is not None
+        return r.as_expected
 
     @property
     def ok(self) -> bool:
-        return all(r.as_expected for r in self.results)
+        """Nothing failed, and at least one case ran (a run of skips proves nothing)."""
+        return all(self.accepted(r) for r in self.results) and self.ran > 0
+
+    @property
+    def ran(self) -> int:
+        return sum(r.ran for r in self.results)
+
+    def profile(self) -> list[Any]:
+        """The rules profile (escoba.conformance.profile)."""
+        from escoba.conformance.profile import build_profile
+
+        return build_profile(self.results, self.declared)
 
     def counts(self) -> dict[str, int]:
         counts = {o: 0 for o in OUTCOMES}
@@ -110,12 +150,13 @@ class Runner:
         replay: Callable[[str], str] = lambda case_id: "",
         on_result: Callable[[int, int, CaseResult], None] | None = None,
         on_start: Callable[[int, int, str], None] | None = None,
-        stop_at_divergence: bool = True,
+        stop_at_divergence: bool = False,
+        strict: bool = False,
     ):
         self.connect, self.command = connect, command
         self.expectations = dict(expectations or {})
         self.replay, self.on_result, self.on_start = replay, on_result, on_start
-        self.stop_at_divergence = stop_at_divergence
+        self.stop_at_divergence, self.strict = stop_at_divergence, strict
         self.session: Session | None = None
         self.hello: HelloReply | None = None
         self._start_failures = 0
@@ -140,9 +181,11 @@ class Runner:
         finally:
             self.close()
         info = EngineInfo(self.command)
+        declared = None
         if self.hello is not None:
             info = EngineInfo(self.command, self.hello.name, self.hello.version, sorted(self.hello.features))
-        return RunReport(info, results, time.monotonic() - began)
+            declared = Declared(self.hello.features)
+        return RunReport(info, results, time.monotonic() - began, strict=self.strict, declared=declared)
 
     def run_one(self, entry: Entry) -> CaseResult:
         began = time.monotonic()
@@ -162,27 +205,34 @@ class Runner:
         case = entry.case
         if entry.problem is not None or case is None:
             return CaseResult(entry.id, "broken-case", "broken-case", ruleset=entry.ruleset or "", message=str(entry.problem))
-        base = dict(title=case.title, kind=case.kind, ruleset=case.ruleset, clause=case.clause)
+        base: dict[str, Any] = dict(title=case.title, kind=case.kind, ruleset=case.ruleset, clause=case.clause)
         try:
             plan = prepare(case)
         except TranscriptError as problem:
             return CaseResult(entry.id, "broken-case", "broken-case", message=str(problem), **base)
+        base.update(case=case, requires=sorted(plan.required), common=common_exercised(case))
         try:
             session = self._session()
         except EngineFailure as failure:
             return self._failed(entry.id, failure, base)
-        missing = Declared(session.hello.features).missing(plan.required)
+        declared = Declared(session.hello.features)
+        missing = declared.missing(plan.required)
         if missing:
             return CaseResult(
                 entry.id, "unsupported", "unsupported", missing=missing,
                 message=f"needs {', '.join(missing)}", **base,
             )  # fmt: skip
         try:
-            trace = run_case(session, plan, stop_at_divergence=self.stop_at_divergence)
+            trace = run_case(session, plan, stop_at_divergence=self.stop_at_divergence, measures=declared.measures)
         except EngineFailure as failure:
             self.close()  # a session that misbehaved once is not trusted with the next case
-            result = self._failed(entry.id, failure, base)
             events = getattr(failure, "trace", None)
+            if events is not None and events.diverged:  # the divergence is the news; the failure came after
+                result = self._judge(entry.id, plan, events, base, declared.measures)
+                result.notes.append(f"then the engine failed: {failure.what}: {failure.message}")
+                result.stderr = failure.stderr
+                return result
+            result = self._failed(entry.id, failure, base)
             if events is not None:
                 result.requests = events.requests
                 result.context = events.events[-3:]
@@ -190,11 +240,13 @@ class Runner:
             return result
         if trace.drain_failure is not None:
             self.close()  # it died after the case had its answer: a fresh one for the next
-        return self._judge(entry.id, plan, trace, base)
+        return self._judge(entry.id, plan, trace, base, declared.measures)
 
-    def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict) -> CaseResult:
-        divergence = first_divergence(plan.expected, trace.events)
+    def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict, measures: bool = True) -> CaseResult:
+        divergence = first_divergence(plan.expected, trace.events, measures)
         real = divergence is not None and divergence.index < len(trace.events)
+        notes = [] if measures else _measure_notes(plan.expected, trace)
+        base = {**base, "notes": notes, "complete": trace.refusal is None and len(trace.events) >= len(plan.expected)}
         if trace.refusal is not None and not real:
             refusal = trace.refusal
             outcome = "unsupported" if refusal.kind == "unsupported" else "error"
@@ -204,9 +256,10 @@ class Runner:
             )  # fmt: skip
         if divergence is None:
             return CaseResult(case_id, "pass", "pass", requests=trace.requests, **base)
+        every = _every_divergence(plan, trace, divergence, measures)
         return CaseResult(
             case_id, "fail", "fail", cls=divergence.cls, index=divergence.index, divergence=divergence,
-            requests=trace.requests, message=_divergence_message(divergence), **base,
+            requests=trace.requests, message=_divergence_message(divergence), divergences=every, **base,
         )  # fmt: skip
 
     def _failed(self, case_id: str, failure: EngineFailure, base: dict) -> CaseResult:
@@ -244,6 +297,8 @@ class Runner:
         result.pin = pin
         if result.observed == "pass":
             result.note = f"pinned as {pin.describe()} but passes: remove the pin"
+        elif result.observed == "unsupported" and pin.outcome == "unsupported":
+            result.note = f"known: {pin.note}" if pin.note else "skipped, as pinned"  # a skip stays a skip
         elif pin.matches(result.observed, result.cls, result.index):
             result.outcome = "xfail"
             result.note = f"known: {pin.note}" if pin.note else "known failure, as pinned"
@@ -251,6 +306,38 @@ class Runner:
             result.new = True
             got = result.observed + (f" ({result.cls} at event {result.index})" if result.cls else "")
             result.note = f"NEW: pinned as {pin.describe()}, now {got}"
+
+
+def _every_divergence(plan: Plan, trace: Any, first: Divergence, measures: bool) -> list[Divergence]:
+    """Every divergence of a failed case, each with its rule point; the first is `first`."""
+    every = all_divergences(plan.expected, trace.events, trace.chunks, measures)
+    if trace.refusal is not None:  # the engine refused a request after diverging: the case stops there
+        bounds = chunks(plan.expected)
+        n = len(trace.chunks)
+        if n < len(bounds):
+            at = bounds[n][0]
+            expected = plan.expected[at]
+            every.append(Divergence(at, expected, None, list(trace.events[-3:]), diff_events(expected, None),
+                                    classify(expected, None), chunk=n))  # fmt: skip
+    if not any(d.index == first.index for d in every):
+        every.insert(0, first)
+    attribute(plan, trace.events, trace.chunks, every, measures)
+    same_place = next(d for d in every if d.index == first.index)
+    first.point, first.inferred, first.consequence_of = same_place.point, same_place.inferred, same_place.consequence_of
+    return every
+
+
+def _measure_notes(expected: list[dict], trace: Any) -> list[str]:
+    """Measure differences with the same points, for an engine whose measures are not compared."""
+    found = []
+    for (e0, e1), (o0, o1) in zip(chunks(expected), trace.chunks):
+        observed = {o.get("category"): o for o in trace.events[o0:o1] if o.get("event") == "score"}
+        for e in expected[e0:e1]:
+            if e.get("event") == "score" and e.get("category") in observed:
+                note = measure_note(e, observed[e["category"]])
+                if note:
+                    found.append(note)
+    return found
 
 
 def _divergence_message(d: Divergence) -> str:

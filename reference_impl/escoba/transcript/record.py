@@ -64,7 +64,9 @@ class Replay:
     """Replays a case with the reference engine; `run()` returns the expected events and
     raises `ReplayError` where the case cannot be played as written."""
 
-    def __init__(self, case, rules=None, moves: Sequence[Sequence[Move]] | None = None):
+    def __init__(self, case, rules=None, moves: Sequence[Sequence[Move]] | None = None, on_decision=None):
+        # on_decision(index, hand): called before each legal event with its index in the events
+        self.on_decision = on_decision
         self.case = case
         self.rules = rules if rules is not None else case.rules
         self.moves = moves if moves is not None else [case.moves(h) for h in range(len(case.hands))]
@@ -94,6 +96,8 @@ class Replay:
                 path = f"$.hands[{h}].moves[{i}]"
                 if hand.is_over:
                     raise ReplayError(path, "the hand is already over")
+                if self.on_decision is not None:
+                    self.on_decision(len(events), hand)
                 events.append(legal_event(hand, case.legal))
                 try:
                     events.extend(hand.apply(move))
@@ -116,6 +120,8 @@ class Replay:
         if case.kind == "perft" and hand.is_over:
             raise ReplayError("$.hands[0].moves", "a perft case counts from a decision, but the hand is over")
         if case.kind != "game" and not hand.is_over:
+            if self.on_decision is not None:
+                self.on_decision(len(events), hand)
             events.append(legal_event(hand, case.legal))
         if case.probe is not None:
             self._check_probe(hand)

@@ -1,0 +1,120 @@
+"""docs/conformance.md's example outputs are what the commands print now.
+
+Each example in the walkthrough follows a marker `<!-- example: NAME -->`; the producer of that
+name runs the command it shows (the reference engine, the documented minimal engine, a mutant
+engine standing for "my engine") and the block must be its output, timings aside. To refresh
+the docs after a deliberate change: `python tests/test_conformance_doc.py` prints every block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+DOC = ROOT / "docs" / "conformance.md"
+ENGINES = ROOT / "tests" / "engines"
+
+
+def cli(*args: str) -> str:
+    """`escoba ARGS` as a console transcript (stdout only)."""
+    from escoba.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(list(args))
+    return out.getvalue()
+
+
+def shown(command: str, output: str) -> str:
+    return f"$ {command}\n{output}"
+
+
+def reference() -> str:
+    return shown("escoba conformance", cli("conformance"))
+
+
+def minimal() -> str:
+    engine = f"{shlex.quote(sys.executable)} docs/examples/minimal_engine.py"
+    with contextlib.chdir(ROOT):
+        output = cli("conformance", "--engine", engine, "--ruleset", "fr", "base")
+    command = 'escoba conformance --engine "python docs/examples/minimal_engine.py" --ruleset fr base'
+    return shown(command, output.replace(engine, "python docs/examples/minimal_engine.py"))
+
+
+def _mutant_report(name: str, cases: list[str] | None, label: str, **flags: bool) -> str:
+    """A mutant engine's run, reported as if it were `label` (the reader's own engine)."""
+    from escoba.conformance.report import render_text
+    from escoba.conformance.runner import Runner, collect
+    from escoba.protocol.client import InProcessSession
+
+    sys.path.insert(0, str(ENGINES))
+    from mutants import MUTANTS
+
+    entries = collect(patterns=cases or ())
+    engine = type("MyEngine", (MUTANTS[name],), {"name": "my-engine", "version": "0.3"})
+    replay = lambda case: f"escoba conformance --engine {shlex.quote(label)} --case {case}"
+    report = Runner(lambda: InProcessSession(engine), command=label, replay=replay).run(entries)
+    return render_text(report, **flags)
+
+
+def failure() -> str:
+    text = _mutant_report("opening-one-escoba-only", ["opening.thirty-splits.fr"], "python my_engine.py")
+    return shown("escoba conformance --engine 'python my_engine.py' --case opening.thirty-splits.fr", text)
+
+
+def every_divergence() -> str:
+    text = _mutant_report("capture-optional", ["compulsory.card.da"], "python my_engine.py", all_divergences=True)
+    return shown("escoba conformance --engine 'python my_engine.py' --case compulsory.card.da --all-divergences", text)
+
+
+def profile() -> str:
+    text = _mutant_report("opening-15-not-escoba", None, "python my_engine.py")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("rules profile:"))
+    return shown("escoba conformance --engine 'python my_engine.py'", "…\n" + "\n".join(lines[start:]) + "\n")
+
+
+PRODUCERS: dict[str, Callable[[], str]] = {
+    "reference": reference,
+    "minimal": minimal,
+    "failure": failure,
+    "every-divergence": every_divergence,
+    "profile": profile,
+}
+
+
+def blocks() -> dict[str, str]:
+    """The block after each `<!-- example: NAME -->` marker of the doc."""
+    text = DOC.read_text(encoding="utf-8")
+    found = {}
+    for match in re.finditer(r"<!-- example: ([\w-]+) -->\n```\w*\n(.*?)```", text, re.S):
+        found[match.group(1)] = match.group(2)
+    return found
+
+
+def normal(text: str) -> str:
+    return re.sub(r"\(\d+\.\d s\)", "(N s)", text)
+
+
+def test_every_example_has_a_producer():
+    """Each marked example in the doc has a producer here, and each producer an example."""
+    assert set(blocks()) == set(PRODUCERS)
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCERS))
+def test_the_example_is_what_the_command_prints(name):
+    """The example block is the command's output now (run times aside)."""
+    assert normal(blocks()[name]) == normal(PRODUCERS[name]())
+
+
+if __name__ == "__main__":
+    for name, produce in PRODUCERS.items():
+        print(f"<!-- example: {name} -->\n```console\n{produce()}```\n")
