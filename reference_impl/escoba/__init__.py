@@ -55,7 +55,12 @@ def __getattr__(name: str):
 
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(name)
+    raise AttributeError(f"module 'escoba' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    # What dir(), help() and tab completion show: the lazy names too, not only what is loaded.
+    return sorted(set(globals()) | set(__all__))
 
 
 _cache: dict = {}

@@ -19,7 +19,7 @@ from escoba.errors import EscobaError, UnknownRuleset
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.
 COMMANDS = (
     "check", "show", "play", "simulate", "bench", "engine", "conformance", "diff", "matrix",
-    "schema", "new",
+    "schema", "new", "list", "completion",
 )  # fmt: skip
 
 
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"escoba.cli.{name}")
-        except ModuleNotFoundError as missing:  # a partial checkout; tests/test_cli.py pins all nine
+        except ModuleNotFoundError as missing:  # a partial checkout; tests/test_cli.py pins them all
             if missing.name != f"escoba.cli.{name}":
                 raise
             continue

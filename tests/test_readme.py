@@ -1,0 +1,59 @@
+"""README.md's examples work as written: its Python runs, its house rule checks, its commands parse."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from escoba.cli import main as cli
+
+ROOT = Path(__file__).parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README, re.S | re.M)
+
+
+@pytest.mark.parametrize("code", blocks("python"), ids=lambda c: c.splitlines()[2][:40])
+def test_readme_python_example_runs(code: str) -> None:
+    """Each Python block of the README runs as written (its asserts included)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+
+
+def test_readme_house_rule_checks_and_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's velo-dos.yaml, saved as it says, passes `escoba check` and `escoba show`."""
+    (house,) = [b for b in blocks("yaml") if "velo-dos.yaml" in b]
+    monkeypatch.chdir(tmp_path)
+    Path("velo-dos.yaml").write_text(house, encoding="utf-8")
+    assert cli.main(["check", "velo-dos.yaml"]) == 0
+    assert capsys.readouterr().out == "ok  velo-dos.yaml (velo-dos)\n"
+    assert cli.main(["show", "velo-dos.yaml"]) == 0
+    assert "id: velo-dos" in capsys.readouterr().out
+
+
+def test_readme_commands_parse_and_name_what_exists() -> None:
+    """Every `escoba …` line in the README's shell blocks parses; the files it reads exist (or are the README's own)."""
+    own = {"velo-dos.yaml", "./my-engine"}
+    commands = [line for block in blocks("sh") for line in block.splitlines() if line.startswith("escoba ")]
+    assert len(commands) >= 8
+    for line in commands:
+        words = shlex.split(line.split("#", 1)[0].split(">", 1)[0])
+        args = cli.build_parser().parse_args(words[1:])
+        named = [v for v in vars(args).values() if isinstance(v, str)] + [x for v in vars(args).values() if isinstance(v, list) for x in v]
+        for value in named:
+            for word in shlex.split(value) if " " in value else [value]:
+                if "/" in word or word.endswith((".yaml", ".py", ".json")):
+                    assert word in own or (ROOT / word).exists(), f"README: {line}: {word} does not exist"
+
+
+def test_quick_start_is_two_commands() -> None:
+    """The Quick start block is exactly the two commands it promises."""
+    quick = README.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    assert quick.splitlines() == ["pip install . && escoba conformance", "pip install '.[test]' && python -m pytest"]
