@@ -94,10 +94,13 @@ def test_end_of_input_exits_zero(capsys, monkeypatch):
     assert out.rstrip().endswith("end of input: the game is left unfinished")
 
 
+LEFT_AT_ONCE = "you left the game; score so far: you 0 · seat 1 0 (first to 21; 0 hands finished)"
+
+
 def test_quit(capsys, monkeypatch):
-    """'q' leaves the game at once, exit status 0."""
+    """'q' leaves the game at once, exit status 0, printing the score so far."""
     code, out = play(capsys, monkeypatch, "q\n1\n", "base", "--seed", "1")
-    assert code == 0 and out.rstrip().endswith("you left the game") and "you play" not in out
+    assert code == 0 and out.rstrip().endswith(LEFT_AT_ONCE) and "you play" not in out
 
 
 def test_real_pipe(tmp_path):
@@ -224,7 +227,7 @@ def test_wrong_entry_message_and_new_prompt(capsys, monkeypatch, case):
     assert code == 0
     _, answers = one_prompt_then_quit(out)
     assert answers[0].splitlines() == [entry(hand), f"! {message(hand)}"]  # the echoed entry, the message
-    assert len(answers) == 2 and answers[1].splitlines() == ["q", "you left the game"]
+    assert len(answers) == 2 and answers[1].splitlines() == ["q", LEFT_AT_ONCE]
     assert "you play" not in out
 
 

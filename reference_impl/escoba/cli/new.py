@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import tempfile
 from pathlib import Path
 
 HELP = "write a commented skeleton of a house rule extending a ruleset (never overwrites)"
@@ -32,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from escoba.cli.files import write_new
     from escoba.cli.main import UsageError
     from escoba.data import schemas_dir
     from escoba.rules import registry
@@ -57,22 +57,7 @@ def run(args: argparse.Namespace) -> int:
     schema, folder = schemas_dir() / FILE, target.parent.resolve()
     near = os.path.commonpath([schema, folder]) != os.path.dirname(os.path.abspath(os.sep))
     modeline = os.path.relpath(schema, folder) if near else str(schema)
-    _write_new(target, skeleton(ruleset_id, args.extends, extends, modeline, str(target)))
+    if not write_new(target, skeleton(ruleset_id, args.extends, extends, modeline, str(target))):
+        raise UsageError(f"{target} already exists; not overwritten (choose another name or delete it)")
     print(f"wrote {target} (a house rule extending {args.extends}); check it with: escoba check {target}")
     return 0
-
-
-def _write_new(target: Path, text: str) -> None:
-    """Write whole or not at all, and never over a file that appeared meanwhile."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.link(tmp, target)  # fails if the name exists: no overwrite, even in a race
-    except FileExistsError:
-        from escoba.cli.main import UsageError
-
-        raise UsageError(f"{target} already exists; not overwritten (choose another name or delete it)") from None
-    finally:
-        os.unlink(tmp)
-

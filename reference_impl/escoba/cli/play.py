@@ -8,31 +8,50 @@ into a one-line message (`EntryError`) before anything is applied.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from escoba.cli.main import UsageError
+
+# What typing a card alone does: one wording for --help, the in-game '?' and the docs.
+LONE_CARD = (
+    "a lone card places it, unless the rules make that card capture: "
+    "then it takes, if it can take in only one way"
+)
 
 HELP = "play a game in the terminal against bots (or watch bots play with --auto)"
 DESCRIPTION = """\
 You sit in seat 0 and play against bots, hand after hand, until a side reaches the
 target. Each turn shows the table, your hand, what each side has captured and the
 running score, then the numbered legal moves. Type a move number, or a move in card
-notation: a card with 'x' and the cards it takes (7♦ x 3♣ 5♥, or 7d x 3c 5h in ASCII),
-or a lone card to place it (a lone card that can capture in only one way takes).
-'?' or 'help' lists the moves, 'q' quits. A wrong entry changes nothing: a one-line
-message says why and the prompt comes back.
+notation: a card with 'x' and the cards it takes (7♦ x 3♣ 5♥, or 7d x 3c 5h in ASCII);
+{LONE_CARD}.
+'?' or 'help' lists the moves, 'q' quits and prints the score so far. A wrong entry
+changes nothing: a one-line message says why and the prompt comes back.
 
-Each hand ends with its scoring: per category, each side's measure and points.
-Input may come from a pipe; the end of input ends the game (exit status 0)."""
+Each hand ends with its scoring: per category, each side's measure and points; at a
+terminal the game waits for Enter before the next hand. Suits and the scoring table are
+in colour on a terminal that shows it, unless NO_COLOR is set (--color overrides).
+Input may come from a pipe; the end of input ends the game (exit status 0).
+
+--record FILE writes the game, when it ends or you quit, as a golden case (the hands
+finished so far, in the format of conformance/cases: docs/transcripts.md), so that an odd
+game becomes a test: escoba conformance --cases-dir DIR runs it against any engine.
+--auto --format json prints the game's events as JSON instead of the text view.""".replace("{LONE_CARD}", LONE_CARD)
 EPILOG = """\
 examples:
   escoba play base                            you against one greedy bot, to 21
   escoba play de --players 4 --seed 7         partners: you and seat 2 against seats 1 and 3
   escoba play de-open --players 2             every hand is played face up
   escoba play sv --auto --seed 3 --target 11  watch two bots play a short match
+  escoba play sv --seed 3 --record odd-game.json   keep the game as a golden case
+  escoba play da --auto --seed 1 --format json     the events of a bot game, for tools
   printf '1\\n1\\n?\\nq\\n' | escoba play base --seed 1   scripted input"""
 
 QUIT = {"q", "quit", "exit"}
@@ -47,6 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--auto", action="store_true", help="bots in every seat; print the whole game")
     parser.add_argument("--target", type=int, metavar="T", help="points that win the match (default the ruleset's)")
     parser.add_argument("--ascii", action="store_true", help="write cards as 7d, Sc instead of 7♦, S♣")
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="colour suits and the scoring table: auto (a terminal, and NO_COLOR not set), always, never",
+    )  # fmt: skip
+    parser.add_argument("--record", metavar="FILE", help="write the game as a golden case file (FILE.json; never overwrites)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="json (with --auto): the game's events as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,9 +82,48 @@ def run(args: argparse.Namespace) -> int:
     players, bots, _ = check_arguments(rules, args.players, args.bots, 1)
     if args.target is not None and args.target < 1:
         raise UsageError(f"--target must be at least 1, got {args.target}")
+    if args.format == "json" and not args.auto:
+        raise UsageError("--format json needs --auto: a person plays in the text view")
+    record = _record_target(args.record, args.ruleset) if args.record else None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-    game = Game(rules, players, seed, bots, target=args.target, auto=args.auto, ascii=args.ascii, out=sys.stdout)
-    return game.play(sys.stdin)
+    color = args.color == "always" or (args.color == "auto" and wants_color(sys.stdout))
+    out: TextIO = open(os.devnull, "w", encoding="utf-8") if args.format == "json" else sys.stdout  # noqa: SIM115
+    game = Game(rules, players, seed, bots, target=args.target, auto=args.auto, ascii=args.ascii, out=out, color=color)
+    try:
+        code = game.play(sys.stdin)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if args.format == "json":
+        print(json.dumps(game.as_json(), ensure_ascii=False))
+    if record is not None:
+        game.write_record(record, args)
+    return code
+
+
+def wants_color(stream: TextIO) -> bool:
+    """Colour only on a terminal, never when NO_COLOR is set and not empty (no-color.org), nor on TERM=dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _record_target(name: str, ruleset: str) -> Path:
+    """Check --record before the game: a new .json file whose name is a case id, a bundled ruleset."""
+    from escoba.rules import registry
+
+    path = Path(name)
+    if path.suffix != ".json":
+        raise UsageError(f"--record {name}: a case file ends in .json")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*", path.stem):
+        raise UsageError(f"--record {name}: the file name is the case id: lower-case letters, digits, '-' and '.'")
+    if os.path.lexists(path):
+        raise UsageError(f"--record {name}: the file exists; not overwritten")
+    if not path.parent.is_dir():
+        raise UsageError(f"--record {name}: no such folder: {path.parent}")
+    if ruleset not in registry.bundled() or os.path.lexists(ruleset):
+        raise UsageError(f"--record needs a bundled ruleset id (a case names its ruleset by id), not {ruleset}")
+    return path
 
 
 class EntryError(Exception):
@@ -143,17 +207,22 @@ class Game:
         auto: bool = False,
         ascii: bool = False,
         out: TextIO = sys.stdout,
+        color: bool = False,
     ):
         from escoba.engine.bots import BOTS
         from escoba.engine.match import Match
         from escoba.simulate import derive_seed
 
         self.rules, self.players, self.seed, self.auto, self.out = rules, players, seed, auto, out
-        self.names = rules.deck.code if ascii else rules.deck.text
+        self.paint = Paint(color)
+        deck = rules.deck
+        plain = deck.code if ascii else deck.text
+        self.names = [self.paint.card(name, _suit_symbol(deck, c)) for c, name in enumerate(plain)]
+        self.first_dealer = (-rules.leader_offset) % players
+        self.played: list[tuple[Any, list[str]]] = []  # each hand dealt and the moves made in it (canonical text)
         # The first dealer is chosen so that the person leads the first hand.
-        dealer = (-rules.leader_offset) % players
         self.match = Match(
-            rules, players, dealer=dealer, target=target, seed=derive_seed(seed, "play", "deal"), record=True
+            rules, players, dealer=self.first_dealer, target=target, seed=derive_seed(seed, "play", "deal"), record=True
         )
         first = 0 if auto else 1
         self.bot_names = {s: bots[(s - first) % len(bots)] for s in range(first, players)}
@@ -197,6 +266,7 @@ class Game:
             self.say("Partners: " + " · ".join(self.side_name(s) for s in range(len(self.sides))))
         while not match.is_over:
             hand = match.new_hand()
+            self.played.append((hand, []))
             self.say()
             self.say(f"── Hand {match.hands_played + 1} · seat {hand.dealer} deals, seat {hand.leader} leads ──")
             self.show_events(hand.events or ())
@@ -204,7 +274,7 @@ class Game:
                 seat = hand.to_play
                 if seat in self.bots:
                     move = self.bots[seat](hand)
-                    events = hand.apply(move)
+                    events = self.apply(hand, move)
                     # After the last play the leftovers are already swept: show them until then.
                     left = next((e["cards"] for e in events if e["event"] == "leftovers"), None)
                     shown = hand.table if left is None else hand.rules.deck.cards_from(left)
@@ -215,13 +285,89 @@ class Game:
                 move = self.ask(hand, stdin)
                 if move is None:
                     return 0
-                events = hand.apply(move)
+                events = self.apply(hand, move)
                 self.say(f"you play {self.move_text(move)}{self.escoba_note(events)}")
                 self.show_events(events, skip_play=True)
             for event in match.end_hand():
                 self.show_match_event(event)
             self.score_table(hand)
+            if not match.is_over and not self.auto and _is_terminal(stdin) and not self.pause(stdin):
+                return 0
         return 0
+
+    def apply(self, hand: Any, move: Any) -> list[dict]:
+        from escoba.notation import format_move
+
+        self.played[-1][1].append(format_move(move, self.rules.deck))
+        return hand.apply(move)
+
+    def pause(self, stdin: TextIO) -> bool:
+        """Between hands at a terminal: wait for Enter, so the scoring can be read. False: quit."""
+        self.out.write("Enter for the next hand, q to quit> ")
+        self.out.flush()
+        line = stdin.readline()
+        if not line or line.strip().lower() in QUIT:
+            self.left()
+            return False
+        return True
+
+    def left(self) -> None:
+        totals = " · ".join(f"{self.side_name(s)} {t}" for s, t in enumerate(self.match.totals))
+        hands = _count(self.match.hands_played, "hand")
+        self.say(f"you left the game; score so far: {totals} (first to {self.match.target}; {hands} finished)")
+
+    # -------------------------------------------------------------- what is kept
+    def finished_hands(self) -> list[tuple[Any, list[str]]]:
+        return [(hand, moves) for hand, moves in self.played if hand.is_over]
+
+    def as_json(self) -> dict:
+        """The game's events, hand by hand, then how the match stands (--auto --format json)."""
+        match = self.match
+        return {
+            "ruleset": self.rules.id,
+            "players": self.players,
+            "seed": self.seed,
+            "target": match.target,
+            "hands": [{"events": list(hand.events or [])} for hand, _ in self.played],
+            "match": list(match.events),
+            "totals": list(match.totals),
+            "winners": match.winners,
+        }
+
+    def write_record(self, path: Path, args: argparse.Namespace) -> None:
+        """The hands finished so far as a golden case at `path` (a new file, written whole)."""
+        from escoba.cli.files import write_new
+        from escoba.transcript.build import dump_case, played_case
+
+        finished = self.finished_hands()
+        if not finished:
+            print(f"escoba play: nothing recorded in {path}: no hand was finished", file=sys.stderr)
+            return
+        deck = self.rules.deck
+        # A case is a whole match (with its target) or one hand (no target): a match left
+        # unfinished keeps its last finished hand, the one just seen.
+        if self.match.is_over:
+            kept, dealer, target = finished, self.first_dealer, self.match.target
+            over = f"the whole match ({_count(len(finished), 'hand')}, to {target})"
+        else:
+            kept, dealer, target = finished[-1:], finished[-1][0].dealer, None
+            over = f"hand {len(finished)} of a match left unfinished"
+        hands = [{"decks": [deck.codes(order) for order in hand.deck_orders], "moves": moves} for hand, moves in kept]
+        who = "bots only" if self.auto else "seat 0 a person"
+        command = f"escoba play {args.ruleset} --players {self.players} --seed {self.seed}"
+        if args.target is not None:
+            command += f" --target {args.target}"
+        data = played_case(
+            path.stem, self.rules.id, self.players, dealer, target,
+            hands,
+            title=f"{self.rules.id}, {self.players} players: a game recorded by escoba play",
+            notes=[f"Recorded by `{command}` ({who}, bots {', '.join(self.bot_names.values())}): {over}."],
+        )  # fmt: skip
+        if not write_new(path, dump_case(data)):
+            print(f"escoba play: {path} appeared during the game; not overwritten", file=sys.stderr)
+            return
+        told = sys.stdout if args.format == "text" else sys.stderr  # JSON output stays one document
+        print(f"recorded {over} in {path}", file=told)
 
     def ask(self, hand: Any, stdin: TextIO) -> Any:
         """The person's move, asked until it is legal; None when they quit or input ends."""
@@ -243,10 +389,10 @@ class Game:
             if not text:
                 continue
             if text.lower() in QUIT:
-                self.say("you left the game")
+                self.left()
                 return None
             if text.lower() in HELP_WORDS:
-                self.say("legal moves (type the number or the move; a lone card places it):")
+                self.say(f"legal moves (type the number or the move; {LONE_CARD}):")
                 for k, move in enumerate(legal, 1):
                     self.say(f"  {k:2d}  {self.move_text(move)}")
                 continue
@@ -259,7 +405,7 @@ class Game:
         items = [f"{k}) {self.move_text(m)}" for k, m in enumerate(moves, 1)]
         lines, line = [], "moves:"
         for item in items:
-            if len(line) + 3 + len(item) > 78:
+            if len(_visible(line)) + 3 + len(_visible(item)) > 78:
                 lines.append(line)
                 line = "      "
             line += "   " + item
@@ -321,7 +467,8 @@ class Game:
     def score_table(self, hand: Any) -> None:
         self.say()
         self.say(f"Hand {self.match.hands_played} scoring")
-        self.say(score_table(hand, [self.side_name(s) for s in range(hand.sides)], self.match.totals, self.match.target))
+        table = score_table(hand, [self.side_name(s) for s in range(hand.sides)], self.match.totals, self.match.target)
+        self.say(self.paint.table(table))
         end = getattr(self, "match_end", None)
         if end is not None:
             winners = [self.side_name(s) for s in end["winners"]]
@@ -359,6 +506,46 @@ def score_table(hand: Any, side_names: Sequence[str], totals: Sequence[int], tar
     out.append("-" * (first + 2 * block + 6))
     out += [line(r) for r in rows[-2:]]
     return "\n".join(out)
+
+
+# ANSI colours by suit symbol: gold, red, blue, green (oros, copas, espadas, bastos).
+_SUIT_COLOURS = {"♦": "33", "♥": "31", "♠": "34", "♣": "32"}
+
+
+class Paint:
+    """ANSI colour for a terminal: suits in their colours, the scoring table's headings and totals."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def _wrap(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled and text else text
+
+    def card(self, name: str, symbol: str | None) -> str:
+        return self._wrap(name, _SUIT_COLOURS.get(symbol or "", "35"))  # jokers magenta
+
+    def table(self, text: str) -> str:
+        """Bold headings and the totals rows; the rest as it is."""
+        if not self.enabled:
+            return text
+        lines = text.split("\n")
+        return "\n".join(self._wrap(line, "1") if n < 2 or n >= len(lines) - 2 else line for n, line in enumerate(lines))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _visible(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+def _suit_symbol(deck: Any, card: int) -> str | None:
+    suit = deck.suit[card]
+    return deck.suit_symbols[suit] if 0 <= suit < len(deck.suit_symbols) else None
+
+
+def _is_terminal(stream: Any) -> bool:
+    return hasattr(stream, "isatty") and stream.isatty()
 
 
 def _count(n: int, word: str) -> str:

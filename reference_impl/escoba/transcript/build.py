@@ -102,3 +102,34 @@ def fill(data: Mapping[str, Any], path: Path | None = None) -> dict:
             raise PinMismatch(f"{_shown(where)}: $.pins[{i}]: matches no event the engine produces: {_line(pin)}")
     case_from_data(data, path)  # the full load-time check, on what is about to be written
     return data
+
+
+def played_case(
+    case_id: str,
+    ruleset: str,
+    players: int,
+    dealer: int,
+    target: int | None,
+    hands: list[dict[str, list]],
+    *,
+    title: str,
+    notes: list[str],
+) -> dict:
+    """A game someone played (`escoba play --record`) as a case: its decks and moves, `expect`
+    filled by the reference engine. `hands` are `{"decks": [[code…]…], "moves": [text…]}`."""
+    data = {
+        "format": FORMAT,
+        "id": case_id,
+        "title": title,
+        "notes": notes,
+        "kind": "game",
+        "ruleset": ruleset,
+        "players": players,
+        "dealer": dealer,
+        "target": target,
+        "clause": "game",
+        "audit": "hand",
+        "pins": [],
+        "hands": hands,
+    }
+    return fill(data)
