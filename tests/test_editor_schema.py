@@ -255,3 +255,17 @@ def test_schema_command_works_from_an_installed_wheel_layout(tmp_path: Path) -> 
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()) == site / "escoba" / "_data" / "schemas" / "ruleset-file.schema.json"
+
+
+def test_check_from_an_installed_wheel_layout_names_files_that_exist(tmp_path: Path) -> None:
+    """Outside any checkout, `escoba check` names bundled files by paths that exist (the package's own)."""
+    site = installed_layout(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; from escoba.cli.main import main; sys.exit(main(['check', 'base', 'tie-shared']))"],
+        capture_output=True, text=True, timeout=120, cwd=elsewhere, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = site / "escoba" / "_data" / "spec"
+    assert result.stdout.splitlines() == [f"ok  {data / 'base.yaml'} (base)", f"ok  {data / 'house' / 'tie-shared.yaml'} (tie-shared)"]
