@@ -269,3 +269,15 @@ def test_check_from_an_installed_wheel_layout_names_files_that_exist(tmp_path: P
     assert result.returncode == 0, result.stderr
     data = site / "escoba" / "_data" / "spec"
     assert result.stdout.splitlines() == [f"ok  {data / 'base.yaml'} (base)", f"ok  {data / 'house' / 'tie-shared.yaml'} (tie-shared)"]
+
+
+def test_editors_doc_examples_are_what_the_tools_print(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/editors.md's `escoba new` line and check-jsonschema error are the tools' own output."""
+    doc = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["new", "velo-dos", "--extends", "da"]) == 0
+    assert f"$ escoba new velo-dos --extends da\n{capsys.readouterr().out}" in doc
+    Path("bad.yaml").write_text("dsl: 1\nextends: da\ncapture: {target: 150}\n")
+    result = check_jsonschema("bad.yaml", cwd=tmp_path)
+    assert result.returncode == 1
+    assert f'$ check-jsonschema --schemafile "$(escoba schema)" bad.yaml\n{result.stdout}' in doc
