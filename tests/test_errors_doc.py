@@ -647,6 +647,20 @@ EXAMPLES: dict[str, Producer] = {
     "argument --format: invalid choice: 'xml' (choose from 'text', 'json')": cli_errors("check", "--format", "xml"),
     "base is played by 2, 3 or 4 players, not 5": cli_errors("play", "base", "--players", "5"),
     "--target must be at least 1, got 0": cli_errors("play", "base", "--target", "0"),
+    "--format json needs --auto: a person plays in the text view": cli_errors("play", "base", "--format", "json"),
+    "--record needs a bundled ruleset id (a case names its ruleset by id), not velo-dos.yaml": lambda ctx: (
+        ctx.file("velo-dos.yaml", "dsl: 1\nextends: da\n") and cli_errors("play", "velo-dos.yaml", "--record", "game.json")(ctx)
+    ),
+    "--record game.json: the file exists; not overwritten": lambda ctx: (
+        ctx.file("game.json", "{}") and cli_errors("play", "base", "--record", "game.json")(ctx)
+    ),
+    "'My_Rules' is not a ruleset id: use lower-case letters, digits and '-', starting with a letter": cli_errors(
+        "new", "My_Rules", "--extends", "da"
+    ),
+    "mine.yaml already exists; not overwritten (choose another name or delete it)": lambda ctx: (
+        ctx.file("mine.yaml", "keep") and cli_errors("new", "mine", "--extends", "da")(ctx)
+    ),
+    "'-' (standard input) may be given once": cli_errors("check", "-", "-"),
     "unknown bot 'foo' in --bots; known bots: random, greedy": cli_errors("simulate", "base", "--bots", "foo"),
     "--hands must be at least 1, got 0": cli_errors("simulate", "base", "--hands", "0"),
     "--target needs --matches (single hands have no target)": cli_errors("simulate", "base", "--target", "5"),
