@@ -152,7 +152,7 @@ def test_list_shows_every_bundled_ruleset(capsys: pytest.CaptureFixture[str], tm
     assert lines[0].split()[:2] == ["base", "base"]
     da = next(line for line in lines if line.startswith("da "))
     assert da.split()[1] == "source" and "Escoba del 15 (Danish app rules)" in da
-    assert Path(da.rsplit("  ", 1)[1]).resolve() == (ROOT / "spec" / "da.yaml").resolve()
+    assert Path(da.rsplit("  ", 1)[1]).resolve() == registry.bundled()["da"].resolve()
     assert next(line for line in lines if line.startswith("tie-shared ")).split()[1] == "house"
 
 
