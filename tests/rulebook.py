@@ -48,3 +48,13 @@ def move(rules: Rules, text: str) -> Move:
     """`"7♦ x 3♣ 5♥"` takes; `"7♦"` places."""
     played, _, taken = text.partition(" x ")
     return Move(rules.deck.card(played.strip()), tuple(sorted(cards(rules, taken))))
+
+
+def base_without_target() -> str:
+    """YAML text of a root ruleset (no `extends`): base with `capture.target` left out and no
+    opening-table rule, so that only the default capture kind still needs the target."""
+    doc = copy.deepcopy(_base_doc())
+    doc.update(id="mine", kind="house")
+    del doc["capture"]["target"], doc["capture"]["provenance"]["target"]
+    doc["opening_table"]["action"] = "none"
+    return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)

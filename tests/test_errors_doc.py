@@ -37,7 +37,7 @@ from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.simulate import simulate
 from escoba.transcript.case import load_case, load_cases
 from escoba.transcript.record import reason_class
-from rulebook import base_with, deal, move
+from rulebook import base_with, base_without_target, deal, move
 
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "docs" / "errors.md"
@@ -188,16 +188,17 @@ def notation(text: Any, parse: Callable = parse_move, ruleset_id: str = "sv") ->
 
 # A position for illegal moves: base rules (capture compulsory card by card), dealer 0, so
 # seat 1 leads holding 7♦ 4♣ R♥ over a table of 3♣ 5♥ 1♦ 2♠; seat 0 holds 6♦ 6♣ 6♥.
-def position(compulsory: str = "card") -> Hand:
-    rules = base_with(capture__compulsory=compulsory)
-    return deal(rules, 2, 0, "3♣ 5♥ 1♦ 2♠", "6♦ 6♣ 6♥", "7♦ 4♣ R♥")
+def position(compulsory: str = "card", scopa: bool = False, table: str = "3♣ 5♥ 1♦ 2♠") -> Hand:
+    kinds = {"capture__kinds": [{"sum": "card", "priority": "single_card"}]} if scopa else {}
+    rules = base_with(capture__compulsory=compulsory, **kinds)
+    return deal(rules, 2, 0, table, "6♦ 6♣ 6♥", "7♦ 4♣ R♥")
 
 
-def illegal(text: str, compulsory: str = "card", finished: bool = False) -> Producer:
+def illegal(text: str, compulsory: str = "card", finished: bool = False, **where: Any) -> Producer:
     """The engine's reason for refusing a move, and the protocol's reason class."""
 
     def produce(ctx: Context) -> list[str]:
-        hand = position(compulsory)
+        hand = position(compulsory, **where)
         if finished:
             while not hand.is_over:
                 hand.apply(hand.legal_moves()[0])
@@ -476,6 +477,16 @@ EXAMPLES: dict[str, Producer] = {
         "dsl: 1\nextends: base\nplayers:\n  counts: [4]\ndeal:\n  table_size: 36\n"
     ),
     "no played card and table cards can make 1 with this deck's values": ruleset("unreachable-target.yaml"),
+    "no capture.target, but a 'sum: target' capture kind uses it": lambda ctx: ruleset(base_without_target())(ctx),
+    "a second capture kind with sum 'card': each sum is one kind": ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: card}, {sum: card, priority: single_card}]\n"
+    ),
+    "jokers are wild only in captures that make the target: with deck.jokers, capture.kinds must be [{sum: target}] (the language has no wild card in a sum to a card's value, nor a priority among joker captures)": ruleset(
+        "dsl: 1\nextends: de-jokers\ncapture:\n  kinds: [{sum: card}]\n"
+    ),
+    "a 'sum: card' capture makes a card's value, which must be at most 30, not 40": ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: card}]\ndeck:\n  ranks:\n    - {id: rey, value: 40}\n"
+    ),
     "no card '8 oros' in the deck": ruleset("holder-undefined-card.yaml"),
     "unknown name 'cardz' (did you mean 'cards'?)": ruleset("unknown-name-in-expression.yaml"),
     "the measure of a 'bonus' award must be a condition (true or false), got a number": ruleset("bonus-not-a-condition.yaml"),
@@ -509,6 +520,17 @@ EXAMPLES: dict[str, Producer] = {
     "unknown rank '11'": expression("count(rank(cards, 11))"),
     "unknown value map 'primiera' (did you mean 'primera'?)": expression("best(cards, primiera)"),
     "unknown function 'cuont' (did you mean 'count'?)": expression("cuont(cards)"),
+    "unknown function 'escoba_cards'; functions: count, suit, rank, card, best, total, min, max, played, taken, made_with, taking, first_play, last_play, in_round": expression(
+        "escoba_cards(cards)"
+    ),
+    "unknown name 'opponent': a measure is evaluated for one side at a time and cannot see another side; comparing sides is the award policy's job (most, threshold)": expression(
+        "count(opponent)"
+    ),
+    "unexpected 'for': the measure language has no loops, variables or comprehensions; filter lists of captures with made_with(), taking(), first_play(), last_play() and in_round()": expression(
+        "count(c for c in sweeps)"
+    ),
+    "played() expects a list of captures as its first argument, got a set": expression("played(cards)"),
+    "in_round() expects a round number (1, 2, ...) as its second argument": expression("in_round(sweeps, escobas)"),
     "'count' is a function: write count(...)": expression("count"),
     "count() takes 1 argument, got 2": expression("count(cards, deck)"),
     "suit() expects a suit as its second argument, got a number": expression("suit(cards, 7)"),
@@ -548,6 +570,9 @@ EXAMPLES: dict[str, Producer] = {
     "not_on_table": illegal("7♦ x 4♦"),
     "7♦ 2♠ 3♣ make 12, not 15": illegal("7♦ x 3♣ 2♠"),
     "wrong_sum": illegal("7♦ x 3♣ 2♠"),
+    "2♠ 3♣ make 5, not 10 (the value of R♥)": illegal("R♥ x 3♣ 2♠", scopa=True),
+    "7♦ must take a single card first: it can take 7♣, not 1♦ 4♥ 2♠": illegal("7♦ x 1♦ 4♥ 2♠", scopa=True, table="7♣ 4♥ 1♦ 2♠"),
+    "priority": illegal("7♦ x 1♦ 4♥ 2♠", scopa=True, table="7♣ 4♥ 1♦ 2♠"),
     "capture is compulsory: 7♦ can take 1♦ 5♥ 2♠": illegal("7♦"),
     "compulsory": illegal("7♦"),
     "the hand is over": illegal("7♦", finished=True),

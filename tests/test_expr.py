@@ -202,8 +202,8 @@ ERRORS = [
     ("count(rank(cards, oros))", 18, "rank() expects a rank as its second argument, got a suit"),
     ("count(rank(cards, 3 + 4))", 18, "rank() expects a rank as its second argument, got a number"),
     ("best(cards, oros)", 12, "best() expects a value map as its second argument, got a suit"),
-    ("count(escobas)", 6, "count() expects a set as its first argument, got a number"),
-    ("count(sota)", 6, "count() expects a set as its first argument, got a rank"),
+    ("count(escobas)", 6, "count() expects a set or a list of captures as its first argument, got a number"),
+    ("count(sota)", 6, "count() expects a set or a list of captures as its first argument, got a rank"),
     ("min(cards, 1)", 4, "min() expects a number as its first argument, got a set"),
     ("total(count(cards), primera)", 6, "total() expects a set as its first argument, got a number"),
     # operator types

@@ -38,6 +38,7 @@ DEFAULTS: dict[tuple[str, str], Any] = {
     ("deal", "short_stock"): "forbid",
     ("deal", "open_hands"): False,
     ("opening_table", "max_groups"): 1,
+    ("capture", "kinds"): [{"sum": "target", "priority": "none"}],
     ("capture", "escoba_on_last_play"): True,
     ("capture", "joker_escobas_score"): True,
     ("leftovers", "escoba"): False,
@@ -266,6 +267,18 @@ class _Spec:
     point_key: str | None = None
 
 
+_KIND_SUMS = {"target": "card + taken = target", "card": "taken = card's value"}
+_PRIORITIES = {"none": "", "single_card": " (a single card first)", "fewest_cards": " (fewest cards)"}
+
+
+def _kinds(v: Any) -> list[tuple[str, str]]:
+    return [(str(k.get("sum")), str(k.get("priority", "none"))) for k in v or ()]
+
+
+def _kinds_text(v: Any, doc: Any) -> str:
+    return "; or ".join(_KIND_SUMS.get(s, s) + _PRIORITIES.get(p, f" ({p})") for s, p in _kinds(v))
+
+
 def _sorted_partnerships(v: Any, doc: Any) -> Any:
     return sorted(
         (p.get("players"), tuple(sorted(tuple(sorted(s)) for s in p.get("sides", [])))) for p in v or []
@@ -300,6 +313,8 @@ SECTION_SPECS: tuple[_Spec, ...] = (
     _Spec("opening", "opening_table", "escobas", "opening table: escobas"),
     _Spec("capture", "capture", "target", "capture target"),
     _Spec("capture", "capture", "compulsory", "compulsory capture"),
+    _Spec("capture", "capture", "kinds", "capture kinds", text=_kinds_text,
+          meaning=lambda v, doc: tuple(sorted(_kinds(v)))),
     _Spec("capture", "capture", "escoba_on_last_play", "escoba on the last play"),
     _Spec("capture", "capture", "joker_escobas_score", "escobas made with a joker score"),
     _Spec("leftovers", "leftovers", "to", "leftovers go to the"),

@@ -156,8 +156,8 @@ def play_equivalent(a: Rules, b: Rules, players: int) -> bool:
         and (a.hand_size, a.table_size, a.short_stock) == (b.hand_size, b.table_size, b.short_stock)
         and (a.opening_trigger, a.opening_max_groups, a.opening_action, a.opening_escobas)
         == (b.opening_trigger, b.opening_max_groups, b.opening_action, b.opening_escobas)
-        and (a.target, a.compulsory, a.escoba_on_last_play, a.joker_escobas_score)
-        == (b.target, b.compulsory, b.escoba_on_last_play, b.joker_escobas_score)
+        and (a.target, a.compulsory, a.capture_kinds, a.escoba_on_last_play, a.joker_escobas_score)
+        == (b.target, b.compulsory, b.capture_kinds, b.escoba_on_last_play, b.joker_escobas_score)
         and (a.leftovers_to, a.leftovers_escoba, a.if_nobody_captured)
         == (b.leftovers_to, b.leftovers_escoba, b.if_nobody_captured)
     )
@@ -187,8 +187,9 @@ class Replayer:
         if self.blocked is not None:
             return Outcome(None, None, None, *self.blocked)
         a_hand = played.hand
-        if self.shortcut:
-            scores = score_hand(self.b, a_hand.piles, a_hand.escobas)
+        # B's measures may read the hand's history: A's hand has it only if A's measures did too.
+        if self.shortcut and (not self.b.needs_history or a_hand.captures is not None):
+            scores = score_hand(self.b, a_hand.piles, a_hand.escobas, a_hand.history())
             return Outcome(scores, _points(scores, len(a_hand.piles)), self.b_side_of)
         b, deck = self.b, self.b.deck
         order = order_for(b, played.players, played.dealer, played.deal)

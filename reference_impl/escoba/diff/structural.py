@@ -163,7 +163,7 @@ PLAY_KEYS = frozenset(
         "deck.suits", "deck.ranks", "deck.jokers", "players.counts", "players.partnerships",
         "turn.direction", "turn.leader", "deal.hand_size", "deal.table_size", "deal.table_first",
         "deal.short_stock", "opening_table.trigger", "opening_table.max_groups", "opening_table.action",
-        "opening_table.escobas", "capture.target", "capture.compulsory", "capture.escoba_on_last_play",
+        "opening_table.escobas", "capture.target", "capture.compulsory", "capture.kinds", "capture.escoba_on_last_play",
         "capture.joker_escobas_score", "leftovers.to", "leftovers.escoba", "leftovers.if_nobody_captured",
     }
 )  # fmt: skip

@@ -45,8 +45,10 @@ def greedy_bot(seed: int | None = None) -> Bot:
                     rng.random(),
                 )
             left = table_total + deck.value[move.card]
-            # Keep coins and sevens in hand; leave a table an opponent cannot sweep in one card.
-            sweepable = rules.target - left in deck.rank_values
+            # Keep coins and sevens in hand; leave a table an opponent cannot sweep in one card
+            # (by any capture kind: the target with the card, or the card's own value).
+            sweepable = any((rules.finder.target - left if kind == "target" else left) in deck.rank_values
+                            for kind, _ in rules.capture_kinds)
             return (0, not sweepable, -(deck.suit[move.card] == coins), -(deck.rank[move.card] == sevens), rng.random())
 
         return max(moves, key=worth)

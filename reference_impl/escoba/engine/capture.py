@@ -9,6 +9,19 @@ collector passes over objects that were never asked for again (measured with `es
 
 Jokers are wild: a capture with `j` jokers (played or taken) is good when the other cards'
 values leave between `j × lowest` and `j × highest` card value to reach the target.
+
+What a played card may take is the ruleset's choice (`capture.kinds`, docs/dsl.md): a list of
+kinds, each a sum to reach and a priority among the captures it allows.
+
+- `sum: target`: the played card and the taken cards add up to the target (Escoba's 15);
+- `sum: card`: the taken cards add up to the played card's own value (Scopa);
+- `priority: single_card`: when the kind can take a single card, only single cards may be
+  taken by it (Scopa's "a card of equal value before any combination"); `fewest_cards`: only
+  its captures with the fewest cards (Cirulla's simple capture); `none`: all of them.
+
+A capture any kind allows is legal; each kind's priority filters only that kind's captures, so
+Cirulla's 7 on 3 5 7 may take the 7 (its simple capture, fewest cards) or 3 5 (15 with the 7).
+The default, `[{sum: target}]`, keeps the single lookup of the hot path (`simple`).
 """
 
 from __future__ import annotations
@@ -17,19 +30,39 @@ from collections.abc import Sequence
 from itertools import combinations
 
 Subset = tuple[int, ...]
+Kind = tuple[str, str]  # (sum: "target" | "card", priority: "none" | "single_card" | "fewest_cards")
+
+DEFAULT_KINDS: tuple[Kind, ...] = (("target", "none"),)
+_NONE: list[Subset] = []  # no capture: shared, never mutated
 
 
 class CaptureFinder:
-    """Capture subsets for one deck and target; the last table's subsets are kept."""
+    """Capture subsets for one deck, target and list of capture kinds; the last table's subsets
+    are kept."""
 
-    __slots__ = ("_last", "has_jokers", "high", "is_joker", "low", "target", "value")
+    __slots__ = ("_last", "has_jokers", "high", "is_joker", "kinds", "limit", "low", "simple", "target", "value")
 
-    def __init__(self, value: Sequence[int], is_joker: Sequence[bool], target: int, low: int, high: int):
+    def __init__(
+        self,
+        value: Sequence[int],
+        is_joker: Sequence[bool],
+        target: int | None,
+        low: int,
+        high: int,
+        kinds: Sequence[Kind] = DEFAULT_KINDS,
+    ):
         self.value = tuple(value)
         self.is_joker = tuple(is_joker)
         self.has_jokers = any(self.is_joker)
-        self.target = target
+        # The target is None only when no kind sums to it and no opening rule uses it (checked
+        # by rules/semantics.py); 0 then makes every target search come back empty.
+        self.target = target if target is not None else 0
         self.low, self.high = low, high
+        self.kinds = tuple(kinds)
+        # Escoba's one kind: legal moves use the single-lookup path in Hand.legal_moves.
+        self.simple = self.kinds == DEFAULT_KINDS
+        # The largest sum any kind can ask of the table: one `sums` call serves every card.
+        self.limit = max(self.target - low if s == "target" else high for s, _ in self.kinds)
         # ((limit, *sorted table), subsets by sum): one attribute, so that a reader in another
         # thread never pairs one table's key with another table's answer.
         self._last: tuple[tuple[int, ...], dict[int, list[Subset]]] = ((), {})
@@ -68,7 +101,42 @@ class CaptureFinder:
         return found
 
     def captures(self, card: int, table: Sequence[int]) -> list[Subset]:
-        """Every set of table cards that `card` can take, sorted."""
+        """Every set of table cards that `card` can take, sorted (the list may be shared: do not
+        change it)."""
+        if self.simple:
+            return self.target_captures(card, table)
+        return self.by_kinds(card, self.sums(table, self.limit))
+
+    def by_kinds(self, card: int, sums: dict[int, list[Subset]]) -> list[Subset]:
+        """What `card` may take under every kind, from the table's subsets by sum (`sums`, with
+        a limit of at least `self.limit`). Rulesets with jokers have only the default kind."""
+        v = self.value[card]
+        found: list[Subset] | None = None
+        for total, priority in self.kinds:
+            need = self.target - v if total == "target" else v
+            subsets = sums.get(need, _NONE) if need > 0 else _NONE
+            if subsets and priority != "none":
+                fewest = 1 if priority == "single_card" else min(map(len, subsets))
+                kept = [s for s in subsets if len(s) == fewest]
+                if kept:  # single_card with no single card to take: every combination stays
+                    subsets = kept
+            if found is None or not found:
+                found = subsets
+            elif subsets:
+                found = sorted(set(found).union(subsets))
+        return found if found is not None else _NONE
+
+    def fits(self, card: int, take: Sequence[int]) -> bool:
+        """Do these taken cards make some kind's sum with `card` (whatever the priorities)?"""
+        if not take:
+            return False
+        if self.simple:
+            return self.makes_target((card, *take))
+        total, v = sum(self.value[c] for c in take), self.value[card]
+        return any(total == (self.target - v if kind == "target" else v) for kind, _ in self.kinds)
+
+    def target_captures(self, card: int, table: Sequence[int]) -> list[Subset]:
+        """Every set of table cards that makes the target with `card`, sorted."""
         if self.has_jokers and (self.is_joker[card] or any(self.is_joker[c] for c in table)):
             return self._captures_with_jokers(card, table)
         need = self.target - self.value[card]
@@ -150,4 +218,4 @@ class CaptureFinder:
         """Does some set of two or more table cards make the target? (As if one of them were
         played onto the others: the same pruned search as a capture.)"""
         cards = list(table)
-        return any(self.captures(c, cards[:i] + cards[i + 1 :]) for i, c in enumerate(cards))
+        return any(self.target_captures(c, cards[:i] + cards[i + 1 :]) for i, c in enumerate(cards))

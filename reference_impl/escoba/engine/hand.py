@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.engine.view import View, view_of
 from escoba.errors import EscobaError, IllegalMoveError
@@ -81,6 +82,9 @@ class Hand:
         self.last_capturer: int | None = None
         self.to_play: int | None = None
         self.plays = 0
+        self.round = 0  # deal rounds dealt from the current deck order (1 after the first deal)
+        # The hand's history, per side, kept only when a measure reads it (engine/history.py).
+        self.captures: list[list[Capture]] | None = [[] for _ in range(self.sides)] if rules.needs_history else None
         self.scores: list[CategoryScore] | None = None
         self.points: list[int] | None = None
         self._stock: list[int] = []
@@ -115,6 +119,7 @@ class Hand:
             raise DeckError(_deck_problem(self.rules, order))
         self.deck_orders.append(order)
         self._stock, self._next = order, 0
+        self.round = 0
         self.hands = [[] for _ in range(self.players)]
         self.table = []
 
@@ -133,6 +138,7 @@ class Hand:
         return [(self.leader + step * i) % n for i in range(n)]
 
     def _deal_round(self) -> None:
+        self.round += 1
         rules, order = self.rules, self._seats_from_leader()
         left = len(self._stock) - self._next
         if left >= rules.hand_size * self.players:
@@ -210,11 +216,14 @@ class Hand:
         placements: list[Move] = []
         if finder.has_jokers:
             by_card = [(card, finder.captures(card, table)) for card in sorted(self.hands[self.to_play])]
-        else:
+        elif finder.simple:
             value, target = finder.value, finder.target
             held = sorted(self.hands[self.to_play])
             sums = finder.sums(table, target - min(map(value.__getitem__, held)))  # map: no generator frame per call
             by_card = [(card, sums.get(target - value[card], _NONE)) for card in held]
+        else:  # several capture kinds or a priority (capture.kinds): one subset pass, then each card
+            sums = finder.sums(table, finder.limit)
+            by_card = [(card, finder.by_kinds(card, sums)) for card in sorted(self.hands[self.to_play])]
         # Built in order (card, then taken cards; a placement `()` sorts before any capture),
         # so the list never needs sorting.
         optional = compulsory == "optional"
@@ -242,9 +251,10 @@ class Hand:
         for c in take:
             if c not in self.table:
                 return f"{deck.text[c]} is not on the table"
-        if take and not self.rules.finder.makes_target((card, *take)):
-            total = sum(deck.value[c] for c in (card, *take))
-            return f"{' '.join(deck.text[c] for c in (card, *take))} make {total}, not {self.rules.target}"
+        if take and not self.rules.finder.fits(card, take):
+            return _wrong_sum(self.rules, card, take)
+        if take and tuple(sorted(take)) not in self.rules.finder.captures(card, self.table):
+            return _priority(self.rules, card, take, self.rules.finder.captures(card, self.table))
         if not take:
             own = self.rules.finder.captures(card, self.table)
             if own and self.rules.compulsory in ("card", "hand"):
@@ -284,18 +294,38 @@ class Hand:
             self.piles[side].append(card)
             self.piles[side].extend(take)
             self.last_capturer = seat
+            escoba = False
             if not table:
                 last_play = self._next >= len(self._stock) and not any(self.hands)
                 if rules.escoba_on_last_play or not last_play:
                     scores = rules.joker_escobas_score or not any(rules.finder.is_joker[c] for c in (card, *take))
                     if scores:
                         self.escobas[side] += 1
+                        escoba = True
                     if record:
                         self._emit({"event": "escoba", "seat": seat, "side": side, "scores": scores})
+            if self.captures is not None:
+                self._remember(side, card, take, escoba)
         else:
             self.table.append(card)
         self._advance(seat)
         return self.events[start:] if self.events is not None else []
+
+    def _remember(self, side: int, card: int, take: Sequence[int], escoba: bool) -> None:
+        """Add a capture to the side's history (only for rulesets whose measures read it)."""
+        assert self.captures is not None
+        taken = 0
+        for c in take:
+            taken |= 1 << c
+        last = self._next >= len(self._stock) and not any(self.hands)
+        self.captures[side].append(Capture(card, taken, self.round, self.plays == 1, last, escoba))
+
+    def history(self) -> list[SideHistory] | None:
+        """Per side, what history-reading measures see; None when the ruleset keeps none."""
+        if self.captures is None:
+            return None
+        last = self.side_of[self.last_capturer] if self.last_capturer is not None else None
+        return side_histories(self.captures, last)
 
     def _advance(self, seat: int) -> None:
         hands, n, step = self.hands, self.players, self.rules.direction
@@ -336,7 +366,7 @@ class Hand:
                     self.escobas[side] += 1
                 self._emit({"event": "leftovers", "seat": seat, "side": side, "cards": self._codes(left)})
             self.table = []
-        self.scores = score_hand(rules, self.piles, self.escobas)
+        self.scores = score_hand(rules, self.piles, self.escobas, self.history())
         self.points = [sum(s.points[side] for s in self.scores) for side in range(self.sides)]
         if self.events is not None:
             self.events.extend(s.to_event() for s in self.scores)
@@ -373,6 +403,16 @@ class Hand:
             "last_capturer": self.last_capturer,
             "plays": self.plays,
             "points": list(self.points) if self.points is not None else None,
+        } | self._history_json()
+
+    def _history_json(self) -> dict:
+        """The history part of a snapshot: only for rulesets whose measures read it."""
+        if self.captures is None:
+            return {}
+        code = self.rules.deck.code
+        return {
+            "round": self.round,
+            "captures": [c.to_json(code, side) for side, mine in enumerate(self.captures) for c in mine],
         }
 
     @classmethod
@@ -394,6 +434,8 @@ class Hand:
             plays=int(data["plays"]),
             points=list(data["points"]) if data.get("points") is not None else None,
             record=record,
+            round=int(data.get("round", 0)),
+            captures=_captures_from_json(rules, data),
         )
 
     @classmethod
@@ -414,6 +456,8 @@ class Hand:
         plays: int,
         points: list[int] | None = None,
         record: bool = True,
+        round: int = 0,
+        captures: list[list[Capture]] | None = None,
     ) -> Hand:
         """A hand in play from its parts (the lists are taken, not copied): what `from_json`
         and `View.determinize` build. Raises `DeckError` unless every card is somewhere once."""
@@ -433,6 +477,12 @@ class Hand:
         self.hands, self.table, self.piles = hands, table, piles
         self.escobas, self.set_aside = escobas, set_aside
         self.last_capturer, self.to_play, self.plays = last_capturer, to_play, plays
+        self.round = round
+        self.captures = None
+        if rules.needs_history:
+            if captures is None:
+                raise EscobaError(f"no captures given, and the measures of {rules.id} read the hand's history")
+            self.captures = captures
         self._legal = None
         self.scores = None
         self.points = points
@@ -440,7 +490,7 @@ class Hand:
         if everything != list(rules.deck.cards):
             raise DeckError("the snapshot does not hold every card of the deck exactly once")
         if to_play is None and points is not None:
-            self.scores = score_hand(rules, piles, escobas)
+            self.scores = score_hand(rules, piles, escobas, self.history())
         return self
 
     # ------------------------------------------------------------------ what a seat knows
@@ -466,6 +516,8 @@ class Hand:
         other.escobas = list(self.escobas)
         other.set_aside = list(self.set_aside)
         other.deck_orders = list(self.deck_orders)
+        if self.captures is not None:
+            other.captures = [list(mine) for mine in self.captures]
         other._decks = iter(())  # redeals happen only while dealing, which is over
         if self.events is not None:
             other.events = list(self.events)
@@ -474,8 +526,43 @@ class Hand:
         return other
 
 
+def _captures_from_json(rules: Rules, data: dict) -> list[list[Capture]] | None:
+    """A snapshot's history (`captures`), per side; None when the ruleset keeps none."""
+    if not rules.needs_history:
+        return None
+    if "captures" not in data:
+        raise EscobaError(f"the snapshot has no 'captures', and the measures of {rules.id} read the hand's history")
+    index = {code: c for c, code in enumerate(rules.deck.code)}
+    sides: list[list[Capture]] = [[] for _ in rules.sides(int(data["players"]))]
+    for item in data["captures"]:
+        sides[int(item["side"])].append(Capture.from_json(item, index))
+    return sides
+
+
 def _texts(deck, cards: Iterable[int]) -> str:
     return " ".join(deck.text[c] for c in cards)
+
+
+def _wrong_sum(rules: Rules, card: int, take: tuple[int, ...]) -> str:
+    """Why taken cards make no kind's sum: `7♦ 3♣ make 10, not 15` (one clause per kind)."""
+    deck = rules.deck
+    clauses = []
+    for total, _ in rules.capture_kinds:
+        if total == "target":
+            made = sum(deck.value[c] for c in (card, *take))
+            clauses.append(f"{_texts(deck, (card, *take))} make {made}, not {rules.target}")
+        else:
+            made = sum(deck.value[c] for c in take)
+            clauses.append(f"{_texts(deck, take)} make {made}, not {deck.value[card]} (the value of {deck.text[card]})")
+    return "; ".join(clauses)
+
+
+def _priority(rules: Rules, card: int, take: tuple[int, ...], allowed: list[tuple[int, ...]]) -> str:
+    """Why a capture that makes its sum is still refused: a kind's priority (capture.kinds)."""
+    deck = rules.deck
+    fewest = min(allowed, key=len)
+    rule = "a single card first" if any(p == "single_card" for _, p in rules.capture_kinds) else "the fewest cards"
+    return f"{deck.text[card]} must take {rule}: it can take {_texts(deck, fewest)}, not {_texts(deck, take)}"
 
 
 def _deck_problem(rules: Rules, order: Sequence[int]) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from escoba.engine.history import SideHistory
 from escoba.rules.compile import Category, Rules
 
 
@@ -31,7 +32,14 @@ class CategoryScore:
         }
 
 
-def score_category(cat: Category, piles: Sequence[list[int]], escobas: Sequence[int]) -> CategoryScore:
+def score_category(
+    cat: Category,
+    piles: Sequence[list[int]],
+    escobas: Sequence[int],
+    history: Sequence[SideHistory] | None = None,
+) -> CategoryScore:
+    """Score one category. `history` (per side) is required when the category's measure reads
+    the hand's history (`cat.needs_history`)."""
     sides = len(piles)
     points = [0] * sides
     if cat.policy == "holder":
@@ -43,7 +51,11 @@ def score_category(cat: Category, piles: Sequence[list[int]], escobas: Sequence[
         return CategoryScore(cat.id, measures, tuple(points), reason)
 
     assert cat.measure is not None  # every policy but holder has a measure (schema)
-    measures = tuple(_number(cat.measure(pile, esc)) for pile, esc in zip(piles, escobas))
+    if cat.needs_history:
+        assert history is not None, f"category {cat.id} reads the hand's history: pass it"
+        measures = tuple(_number(cat.measure(p, e, h)) for p, e, h in zip(piles, escobas, history))
+    else:
+        measures = tuple(_number(cat.measure(pile, esc)) for pile, esc in zip(piles, escobas))
     eligible = [s for s in range(sides) if measures[s] is not None]
     if cat.policy == "per_unit":
         for s in eligible:
@@ -78,8 +90,14 @@ def score_category(cat: Category, piles: Sequence[list[int]], escobas: Sequence[
     return CategoryScore(cat.id, measures, tuple(points), reason)
 
 
-def score_hand(rules: Rules, piles: Sequence[list[int]], escobas: Sequence[int]) -> list[CategoryScore]:
-    return [score_category(cat, piles, escobas) for cat in rules.categories]
+def score_hand(
+    rules: Rules,
+    piles: Sequence[list[int]],
+    escobas: Sequence[int],
+    history: Sequence[SideHistory] | None = None,
+) -> list[CategoryScore]:
+    """Score every category; `history` per side when `rules.needs_history`."""
+    return [score_category(cat, piles, escobas, history) for cat in rules.categories]
 
 
 def _number(value: Any) -> Any:

@@ -14,7 +14,10 @@ Partners see each other's cards only through play, like everybody else.
 The view keeps card *locations*, not the order of plays: two histories that leave every card
 in the same place give the same view and the same `key()`, which lets a search share what it
 learned across them. (A bot that needs the order of plays keeps it itself; the OpenSpiel
-bridge does, for its information-state strings.)
+bridge does, for its information-state strings.) The one exception is a ruleset whose measures
+score the hand's history (`Rules.needs_history`: escobas made with a seven, a point for the
+last capture): the captures made so far, public to every seat, are then part of the view, since
+the score depends on them.
 
 `determinize(rng)` deals the unseen cards at random into the hidden hands (with their sizes)
 and the stock: a full `Hand` that agrees with the view, every such deal equally likely. It
@@ -30,6 +33,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from escoba.engine.history import Capture
 from escoba.errors import EscobaError
 
 if TYPE_CHECKING:
@@ -56,6 +60,10 @@ class View:
     last_capturer: int | None
     plays: int
     points: tuple[int, ...] | None  # per side, once the hand is over
+    # Only for rulesets whose measures read the hand's history (engine/history.py): the deal
+    # round and each side's captures so far, in order. Public: every capture is made face up.
+    round: int = 0
+    captures: tuple[tuple[Capture, ...], ...] | None = None
 
     @property
     def hand(self) -> tuple[int, ...]:
@@ -99,7 +107,14 @@ class View:
             "last_capturer": self.last_capturer,
             "plays": self.plays,
             "points": None if self.points is None else list(self.points),
-        }
+        } | self._history_json()
+
+    def _history_json(self) -> dict[str, Any]:
+        if self.captures is None:
+            return {}
+        code = self.rules.deck.code
+        return {"round": self.round,
+                "captures": [c.to_json(code, side) for side, mine in enumerate(self.captures) for c in mine]}
 
     def key(self) -> str:
         """A stable string that two views share exactly when they hold the same information.
@@ -145,6 +160,8 @@ class View:
             plays=self.plays,
             points=None if self.points is None else list(self.points),
             record=record,
+            round=self.round,
+            captures=None if self.captures is None else [list(mine) for mine in self.captures],
         )
 
 
@@ -169,4 +186,6 @@ def view_of(hand: Hand, seat: int) -> View:
         last_capturer=hand.last_capturer,
         plays=hand.plays,
         points=None if hand.points is None else tuple(hand.points),
+        round=hand.round,
+        captures=None if hand.captures is None else tuple(tuple(mine) for mine in hand.captures),
     )

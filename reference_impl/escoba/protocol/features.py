@@ -279,6 +279,9 @@ def _opening_triggers(facts: Facts, trigger: str | None = None, max_groups: int 
     groups = int(opening.get("max_groups", 1)) if max_groups is None else max_groups
     found = []
     for table in facts.tables():
+        if trigger == "total":  # the sum decides, split or not
+            found.append(finder.total_groups(table, groups) > 0)
+            continue
         split = finder.split_groups(table, groups) > 0
         found.append(split or (trigger == "any_combination" and finder.any_combination(table)))
     return found
@@ -287,13 +290,15 @@ def _opening_triggers(facts: Facts, trigger: str | None = None, max_groups: int 
 def _trigger_matters(point: Any, facts: Facts) -> bool:
     if facts.doc["opening_table"]["action"] == "none":
         return False
-    return _opening_triggers(facts, "all_cards") != _opening_triggers(facts, "any_combination")
+    seen = {tuple(_opening_triggers(facts, t)) for t in ("all_cards", "any_combination", "total")}
+    return len(seen) > 1
 
 
 def _split_matters(point: Any, facts: Facts) -> bool:
     if facts.doc["opening_table"]["action"] == "none":
         return False
-    return any(facts.rules.finder.split_groups(t, 2) >= 2 for t in facts.tables())
+    finder, total = facts.rules.finder, facts.doc["opening_table"]["trigger"] == "total"
+    return any((finder.total_groups(t, 2) if total else finder.split_groups(t, 2)) >= 2 for t in facts.tables())
 
 
 def _action_matters(point: Any, facts: Facts) -> bool:
@@ -312,6 +317,25 @@ def _compulsory_matters(point: Any, facts: Facts) -> bool:
             if "count" in legal or any(m.get("take") for m in legal.get("moves", [])):
                 return True
     return False
+
+
+def _kinds_matter(point: Any, facts: Facts) -> bool:
+    """What a card may take shows in every decision where some card can capture, and in a
+    probe of a wrong sum or of a priority."""
+    return facts.probe in ("wrong_sum", "priority") or _compulsory_matters(point, facts)
+
+
+def _target_used(point: Any, facts: Facts) -> bool:
+    """The target is a rule only where a capture kind sums to it or the opening table uses it."""
+    sums = [k["sum"] for k in facts.doc["capture"].get("kinds") or [{"sum": "target"}]]
+    return "target" in sums or facts.doc["opening_table"]["action"] != "none"
+
+
+def _kinds_value(point: Any, facts: Facts) -> str:
+    """`target`, `card-single_card`, `card-fewest_cards,target`: each kind's sum, and its
+    priority unless none; sorted, since the order of kinds means nothing."""
+    kinds = point.value or [{"sum": "target"}]
+    return ",".join(sorted(k["sum"] + ("" if k.get("priority", "none") == "none" else f"-{k['priority']}") for k in kinds))
 
 
 def _last_play_sweeps(point: Any, facts: Facts) -> bool:
@@ -422,9 +446,12 @@ RULES: tuple[FeatureRule, ...] = (
     FeatureRule("opening_table.action", _action_matters, "a table turned up that the opening rule acts on",
                 default=("none",)),
     FeatureRule("opening_table.escobas", _opening_escobas_matter, "the dealer takes an opening table"),
-    FeatureRule("capture.target", _always, "always"),
+    FeatureRule("capture.target", _target_used, "a capture kind sums to it, or the opening table rule uses it"),
     FeatureRule("capture.compulsory", _compulsory_matters,
                 "a decision where some card can capture (or a probe of the compulsory rule)", default=()),
+    FeatureRule("capture.kinds", _kinds_matter,
+                "a decision where some card can capture (or a probe of a wrong sum or a priority)",
+                default=("target",), value=_kinds_value),
     FeatureRule("capture.escoba_on_last_play", _last_play_sweeps, "the hand's last play takes every card on the table"),
     FeatureRule("capture.joker_escobas_score", _joker_escobas, "an escoba (or an opening take) made with a joker"),
     FeatureRule("leftovers.to", _leftovers_to_matter, "cards are left at the end of a hand in which someone captured"),
@@ -615,6 +642,7 @@ _FORMS = {
     "deck.scoring_suit": "a suit id: `oros`",
     "players.counts": "the case's number of players: `players:2`",
     "players.partnerships": "`none`, or the sides at the case's table: `0+2/1+3`",
+    "capture.kinds": "each kind's sum, with `-priority` unless none, sorted: `target`, `card-single_card`, `card-fewest_cards,target`",
     "scoring.*": "(those of its award)",
     "scoring.*.award": "`most`, `more-than-N`, `holder-CODE` (`holder-7d`), `per-unit`, `bonus`; and `scoring.X.ties:nobody` / `:all` for `most`",
     "scoring.*.measure": "the measure's canonical text: `count(cards)`",

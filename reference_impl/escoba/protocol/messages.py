@@ -25,7 +25,7 @@ PROTOCOL_VERSION = 1
 MAX_LINE = 1 << 20  # 1 MiB: the biggest honest reply (a `state` or a long event list) is ~10 KiB
 
 #: why a move is illegal (`error.reason` of an `illegal_move` error)
-REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed")
+REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "priority", "compulsory", "hand_over", "malformed")
 #: `error.kind` values an engine may answer with
 ERROR_KINDS = (
     "bad_json",  # the request line is not a JSON object

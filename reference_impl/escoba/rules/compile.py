@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from escoba.engine.capture import CaptureFinder
+from escoba.engine.capture import DEFAULT_KINDS, CaptureFinder, Kind
 from escoba.engine.cards import Deck
 from escoba.rules.expr import compile_expression, env_from_deck
 
@@ -26,11 +26,14 @@ class Category:
     title: str
     policy: str  # most | threshold | holder | per_unit | bonus
     points: int
-    measure: Callable[[list[int], int], Any] | None
+    # measure(pile, escobas, history=None): history is the side's engine/history.SideHistory,
+    # needed (and then required) when `needs_history`.
+    measure: Callable[..., Any] | None
     measure_text: str | None
     ties: str = "nobody"  # most: nobody | all
     more_than: float | None = None  # threshold
     card: int | None = None  # holder
+    needs_history: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Rules:
     opening_max_groups: int
     opening_action: str
     opening_escobas: str
-    target: int
+    target: int | None  # None: no capture kind sums to a target and no opening rule uses one
     compulsory: str  # optional | card | hand
     escoba_on_last_play: bool
     joker_escobas_score: bool
@@ -64,6 +67,13 @@ class Rules:
     match_target: int
     target_options: tuple[int, ...]
     tie: str  # extra_hand | shared_win
+    # Added with capture kinds and event measures (issue 14); defaults keep older callers working.
+    # (sum, priority) pairs: what a played card may take (engine/capture.py); Escoba's default
+    # is ((target, none),), and `finder.simple` says so.
+    capture_kinds: tuple[Kind, ...] = DEFAULT_KINDS
+    # Some measure reads the hand's history (captures, sweeps, last_capture): Hand then records
+    # it and passes it to the measures. Decided here, once, so other rulesets pay nothing.
+    needs_history: bool = False
 
     def sides(self, players: int) -> tuple[tuple[int, ...], ...]:
         """The scoring units at this table: partnerships if the ruleset has them, else seats."""
@@ -75,16 +85,20 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
     deck_doc = doc["deck"]
     deck = Deck.from_section(deck_doc)
     values = [int(r["value"]) for r in deck_doc["ranks"]]
+    kinds = capture_kinds(doc["capture"])
+    target = doc["capture"].get("target")
     finder = CaptureFinder(
         deck.value,
         [deck.is_joker(c) for c in deck.cards],
-        int(doc["capture"]["target"]),
+        int(target) if target is not None else None,
         min(values),
         max(values),
+        kinds,
     )
     env = env_from_deck(deck_doc, doc.get("values") or {})
     players, turn, deal = doc["players"], doc["turn"], doc["deal"]
     opening, capture, leftovers, match = doc["opening_table"], doc["capture"], doc["leftovers"], doc["match"]
+    categories = tuple(_category(c, deck, env) for c in doc["scoring"]["categories"])
     return Rules(
         id=doc["id"],
         doc=doc,
@@ -106,25 +120,36 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
         opening_max_groups=int(opening.get("max_groups", 1)),
         opening_action=opening["action"],
         opening_escobas=opening["escobas"],
-        target=int(capture["target"]),
+        target=int(target) if target is not None else None,
         compulsory=capture["compulsory"],
         escoba_on_last_play=bool(capture.get("escoba_on_last_play", True)),
         joker_escobas_score=bool(capture.get("joker_escobas_score", True)),
         leftovers_to=leftovers["to"],
         leftovers_escoba=bool(leftovers.get("escoba", False)),
         if_nobody_captured=leftovers.get("if_nobody_captured", "discard"),
-        categories=tuple(_category(c, deck, env) for c in doc["scoring"]["categories"]),
+        categories=categories,
         match_target=int(match["target"]),
         target_options=tuple(match.get("target_options", [match["target"]])),
         tie=match["tie"],
+        capture_kinds=kinds,
+        needs_history=any(c.needs_history for c in categories),
     )
+
+
+def capture_kinds(capture: Mapping[str, Any]) -> tuple[Kind, ...]:
+    """`capture.kinds` as (sum, priority) pairs; left out, Escoba's one kind."""
+    kinds = capture.get("kinds")
+    if not kinds:
+        return DEFAULT_KINDS
+    return tuple((str(k["sum"]), str(k.get("priority", "none"))) for k in kinds)
 
 
 def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
     award = doc["award"]
     policy = award["policy"]
     measure_text = doc.get("measure")
-    measure = compile_expression(str(measure_text), env).fn if measure_text is not None else None
+    compiled = compile_expression(str(measure_text), env) if measure_text is not None else None
+    measure = compiled.fn if compiled is not None else None
     more_than = None
     if policy == "threshold":
         bound = award["more_than"]
@@ -143,4 +168,5 @@ def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
         ties=award.get("ties", "nobody"),
         more_than=more_than,
         card=card,
+        needs_history=compiled is not None and compiled.needs_history,
     )

@@ -12,6 +12,10 @@ Each expression goes through four steps, once, when the ruleset loads:
    `rank()` wants one, ...), check types, fold literal sub-expressions;
 4. compile to nested closures over card bitmasks precomputed from the deck.
 
+Besides the side's pile, a measure may read the hand's history (`captures`, `sweeps`,
+`last_capture`: engine/history.py). `Compiled.needs_history` says so, and only then does the
+engine record it.
+
 Every problem is an `ExprError` with a 0-based column into the text. Evaluation is pure:
 `none` ("not eligible") propagates instead of raising.
 """
@@ -72,12 +76,14 @@ class ExprEnv:
 
 @dataclass(frozen=True)
 class Compiled:
-    """A checked expression: `fn(cards, escobas)` evaluates it for one side's pile."""
+    """A checked expression: `fn(cards, escobas, history=None)` evaluates it for one side's pile
+    (and, when `needs_history`, the side's `SideHistory` from engine/history.py)."""
 
     text: str
     kind: str  # "number" | "bool" | "set"; a measure is never "set" (that is an error)
     canonical: str
-    fn: Callable[[Sequence[int], int], object] = field(compare=False, repr=False)
+    fn: Callable[..., object] = field(compare=False, repr=False)
+    needs_history: bool = False
 
 
 def env_from_deck(deck: dict, values: dict | None) -> ExprEnv:
@@ -311,6 +317,8 @@ def _syntax_error(e: UnexpectedInput, text: str) -> ExprError:
     if e.token.type == "$END":
         return ExprError(f"expected {wanted} here", len(text.rstrip()), text)
     column = e.token.start_pos
+    if e.token.type == "NAME" and str(e.token).lower() in _BEYOND:  # `count(e for e in sweeps)`
+        return ExprError(f"unexpected {str(e.token)!r}: {_BEYOND[str(e.token).lower()]}", column, text)
     if e.token.type == "COMPARE" and wanted != "an expression":
         return ExprError(
             "comparisons do not chain: write 'a < b and b < c'", column, text
@@ -356,6 +364,8 @@ def _too_deep(column: int, text: str) -> ExprError:
 # --------------------------------------------------------------------------- checking
 
 NUMBER, BOOL, SET, SUIT, RANK, MAP, NONE = "number", "bool", "set", "suit", "rank", "map", "none"
+EVENTS = "events"  # a list of captures from the hand's history
+CARDS_OR_EVENTS = "cards or events"  # what count() takes
 
 _DESCRIBE = {
     NUMBER: "a number",
@@ -365,22 +375,54 @@ _DESCRIBE = {
     RANK: "a rank",
     MAP: "a value map",
     NONE: "none",
+    EVENTS: "a list of captures",
+    CARDS_OR_EVENTS: "a set or a list of captures",
 }
 
 # name -> (argument types, result type)
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "count": ((SET,), NUMBER),
+    "count": ((CARDS_OR_EVENTS,), NUMBER),
     "suit": ((SET, SUIT), SET),
     "rank": ((SET, RANK), SET),
+    "card": ((RANK, SUIT), SET),
     "best": ((SET, MAP), NUMBER),
     "total": ((SET, MAP), NUMBER),
     "min": ((NUMBER, NUMBER), NUMBER),
     "max": ((NUMBER, NUMBER), NUMBER),
+    # The hand's history: lists of captures, filtered, and the cards they moved.
+    "played": ((EVENTS,), SET),
+    "taken": ((EVENTS,), SET),
+    "made_with": ((EVENTS, SET), EVENTS),
+    "taking": ((EVENTS, SET), EVENTS),
+    "first_play": ((EVENTS,), EVENTS),
+    "last_play": ((EVENTS,), EVENTS),
+    "in_round": ((EVENTS, NUMBER), EVENTS),
 }
-_VARIABLES = {"cards": SET, "deck": SET, "escobas": NUMBER}
-_SIDE_ONLY = ("cards", "escobas")
+_VARIABLES = {"cards": SET, "deck": SET, "escobas": NUMBER, "captures": EVENTS, "sweeps": EVENTS,
+              "last_capture": BOOL}
+_HISTORY = ("captures", "sweeps", "last_capture")
+_SIDE_ONLY = ("cards", "escobas", *_HISTORY)
 _KEYWORDS = ("none", "true", "false")
 _ORDINALS = ("first", "second")
+
+# Words people reach for that name something a measure cannot see: said plainly, since no
+# spelling of them would work. A measure is one side's pile and history, at the end of a hand.
+_ONE_SIDE = ("a measure is evaluated for one side at a time and cannot see another side; "
+             "comparing sides is the award policy's job (most, threshold)")
+_NO_PLAY_STATE = ("a measure is evaluated when the hand is over, when hands and table are empty; "
+                  "it sees the side's pile (cards) and the hand's history (captures, sweeps, last_capture)")
+_NO_POINTS = "a measure cannot see points or the match score: it scores one hand from its cards and plays"
+_NO_SEATS = "a measure cannot name seats or the dealer: it is evaluated for each side alike"
+_NO_LOOPS = ("the measure language has no loops, variables or comprehensions; filter lists of "
+             "captures with made_with(), taking(), first_play(), last_play() and in_round()")
+_BEYOND = {
+    **dict.fromkeys(("opponent", "opponents", "other", "others", "rival", "them", "sides", "side"), _ONE_SIDE),
+    **dict.fromkeys(("table", "hand", "hands", "stock", "held", "leftovers"), _NO_PLAY_STATE),
+    **dict.fromkeys(("points", "score", "scores", "total_points", "match", "target", "totals"), _NO_POINTS),
+    **dict.fromkeys(("dealer", "seat", "seats", "player", "players", "leader", "partner"), _NO_SEATS),
+    **dict.fromkeys(("for", "in", "each", "lambda", "where", "filter", "map", "let", "sum", "all", "any",
+                     "if_", "len", "length"), _NO_LOOPS),
+}
 
 # English speakers write the English suit names, which difflib cannot relate to the Spanish
 # ids; used only when the ruleset has that suit id.
@@ -402,7 +444,13 @@ def _suggest(name: str, candidates: Sequence[str]) -> str:
 
 def _fits(actual: str, wanted: str) -> bool:
     # A literal none stands for a missing number or a missing condition.
+    if wanted == CARDS_OR_EVENTS:
+        return actual in (SET, EVENTS)
     return actual == wanted or (actual == NONE and wanted in (NUMBER, BOOL))
+
+
+def _listing(names: Sequence[str]) -> str:
+    return ", ".join(names)
 
 
 class _Checker:
@@ -444,9 +492,12 @@ class _Checker:
         if found is None:
             if node.name in _FUNCTIONS:
                 raise self.error(f"{node.name!r} is a function: write {node.name}(...)", node)
-            names = [*self.variables, *self.env.suits, *self.env.value_maps, *_FUNCTIONS,
-                     *_KEYWORDS]
-            raise self.error(f"unknown name {node.name!r}{_suggest(node.name, names)}", node)
+            # A bare name is most likely a misspelt name; a function is suggested only if no
+            # name is close ('cardz' is 'cards', not the function card()).
+            names = [*self.variables, *self.env.suits, *self.env.value_maps, *_KEYWORDS]
+            hint = (self.beyond(node.name) or _suggest(node.name, names)
+                    or _suggest(node.name, list(_FUNCTIONS)) or self.known_names())
+            raise self.error(f"unknown name {node.name!r}{hint}", node)
         kind, ident, typ = found
         if kind == "var" and ident in _SIDE_ONLY and self.context != "side":
             raise self.error(
@@ -461,11 +512,22 @@ class _Checker:
 
     # -- calls
 
+    def known_names(self) -> str:
+        """`; names: …` — what a name may be here, when nothing written is close."""
+        maps = f"; value maps: {_listing(list(self.env.value_maps))}" if self.env.value_maps else ""
+        return (f"; names: {_listing([*self.variables, *_KEYWORDS])}; suits: {_listing(self.env.suits)}"
+                f"{maps}; functions: {_listing(list(_FUNCTIONS))}")
+
+    def beyond(self, word: str) -> str:
+        """`: <why>` when the word names something no measure can see (docs/expressions.md)."""
+        why = _BEYOND.get(word.lower())
+        return f": {why}" if why else ""
+
     def _Call(self, node: Call) -> tuple[Node, str]:
         if node.func not in _FUNCTIONS:
-            raise self.error(
-                f"unknown function {node.func!r}{_suggest(node.func, list(_FUNCTIONS))}", node
-            )
+            hint = (self.beyond(node.func) or _suggest(node.func, list(_FUNCTIONS))
+                    or f"; functions: {_listing(list(_FUNCTIONS))}")
+            raise self.error(f"unknown function {node.func!r}{hint}", node)
         params, result = _FUNCTIONS[node.func]
         if len(node.args) != len(params):
             n = len(params)
@@ -476,6 +538,12 @@ class _Checker:
             )
         args = tuple(self.argument(node.func, i, arg, wanted)
                      for i, (arg, wanted) in enumerate(zip(node.args, params)))
+        if node.func == "in_round":
+            # A round is a fixed number (1 for the first deal), so the filter is built once.
+            number = args[1]
+            if not (isinstance(number, Const) and isinstance(number.value, int)
+                    and not isinstance(number.value, bool) and number.value >= 1):
+                raise self.error("in_round() expects a round number (1, 2, ...) as its second argument", number)
         return self.fold(replace(node, args=args)), result
 
     def argument(self, func: str, i: int, arg: Node, wanted: str) -> Node:
@@ -605,7 +673,9 @@ def _canonical(node: Node, at_least: int = 1) -> str:
 
 # --------------------------------------------------------------------------- compiling
 
-Fn = Callable[[int, int], object]  # (bitmask of the side's cards, escobas) -> value
+# (bitmask of the side's cards, escobas, the side's history or None) -> value
+Fn = Callable[[int, int, Any], object]
+MaskFn = Callable[[int, int, Any], int]  # the same arguments -> a bitmask of cards
 
 
 @dataclass(frozen=True)
@@ -619,15 +689,30 @@ class _Value:
         if self.fn is not None:
             return self.fn
         const = self.const
-        return lambda m, e: const
+        return lambda m, e, h: const
 
 
 @dataclass(frozen=True)
 class _Set:
-    """A compiled set: the side's cards or the deck, intersected with `mask`."""
+    """A compiled set: `source` intersected with `mask`. The source is the deck ("deck": the
+    set is the constant `mask`), the side's pile ("cards") or a closure giving a bitmask (the
+    cards played or taken in some captures)."""
 
-    of_cards: bool
+    source: str | MaskFn
     mask: int
+
+    def call(self) -> MaskFn:
+        """The set as a closure giving its bitmask."""
+        source, mask = self.source, self.mask
+        if source == "deck":
+            return lambda m, e, h: mask
+        if source == "cards":
+            return lambda m, e, h: m & mask
+        assert callable(source)
+        return lambda m, e, h: source(m, e, h) & mask
+
+
+Events = Callable[[int, int, Any], Sequence[Any]]  # -> the captures (engine/history.Capture)
 
 
 def _arith(op: Callable[[object, object], object]) -> Callable[[object, object], object]:
@@ -651,6 +736,20 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operat
             ">": operator.gt, ">=": operator.ge}
 
 
+def _played_mask(captures: Sequence[Any]) -> int:
+    m = 0
+    for c in captures:
+        m |= 1 << c.card
+    return m
+
+
+def _taken_mask(captures: Sequence[Any]) -> int:
+    m = 0
+    for c in captures:
+        m |= c.taken
+    return m
+
+
 class _Compiler:
     """Resolved AST -> closures. Anything not depending on the side is computed here, once."""
 
@@ -665,8 +764,18 @@ class _Compiler:
 
     def set_of(self, node: Node) -> _Set:
         if isinstance(node, Ref):  # cards or deck
-            return _Set(node.id == "cards", self.full)
-        assert isinstance(node, Call) and node.func in ("suit", "rank"), node
+            return _Set("cards" if node.id == "cards" else "deck", self.full)
+        assert isinstance(node, Call), node
+        if node.func == "card":
+            rank, suit = node.args
+            assert isinstance(rank, Ref) and isinstance(suit, Ref)
+            r, s = self.env.ranks.index(rank.id), self.env.suits.index(suit.id)
+            return _Set("deck", self.mask(lambda i: self.env.card_rank[i] == r and self.env.card_suit[i] == s))
+        if node.func in ("played", "taken"):
+            events = self.events(node.args[0])
+            of = _played_mask if node.func == "played" else _taken_mask
+            return _Set(lambda m, e, h: of(events(m, e, h)), self.full)
+        assert node.func in ("suit", "rank"), node
         inner, ref = self.set_of(node.args[0]), node.args[1]
         assert isinstance(ref, Ref)
         if node.func == "suit":
@@ -675,7 +784,50 @@ class _Compiler:
         else:
             r = self.env.ranks.index(ref.id)
             keep = self.mask(lambda i: self.env.card_rank[i] == r)
-        return _Set(inner.of_cards, inner.mask & keep)
+        return _Set(inner.source, inner.mask & keep)
+
+    # -- lists of captures (the hand's history)
+
+    def events(self, node: Node) -> Events:
+        if isinstance(node, Ref):
+            if node.id == "captures":
+                return lambda m, e, h: h.captures
+            assert node.id == "sweeps", node
+            return lambda m, e, h: [c for c in h.captures if c.escoba]
+        assert isinstance(node, Call), node
+        inner = self.events(node.args[0])
+        if node.func == "first_play":
+            return lambda m, e, h: [c for c in inner(m, e, h) if c.first]
+        if node.func == "last_play":
+            return lambda m, e, h: [c for c in inner(m, e, h) if c.last]
+        if node.func == "in_round":
+            n = node.args[1]
+            assert isinstance(n, Const)
+            number = n.value
+            return lambda m, e, h: [c for c in inner(m, e, h) if c.round == number]
+        assert node.func in ("made_with", "taking"), node
+        chosen = self.set_of(node.args[1])
+        if node.func == "made_with":
+            if chosen.source == "deck":
+                mask = chosen.mask
+                return lambda m, e, h: [c for c in inner(m, e, h) if mask >> c.card & 1]
+            dynamic = chosen.call()
+
+            def made_with(m, e, h):
+                mask = dynamic(m, e, h)
+                return [c for c in inner(m, e, h) if mask >> c.card & 1]
+
+            return made_with
+        if chosen.source == "deck":
+            mask = chosen.mask
+            return lambda m, e, h: [c for c in inner(m, e, h) if c.taken & mask]
+        dynamic = chosen.call()
+
+        def taking(m, e, h):
+            mask = dynamic(m, e, h)
+            return [c for c in inner(m, e, h) if c.taken & mask]
+
+        return taking
 
     def groups(self, name: str) -> tuple[tuple[object, int], ...]:
         """A value map as (value, mask of the cards worth it), highest value first."""
@@ -693,8 +845,10 @@ class _Compiler:
         if isinstance(node, Const):
             return _Value(None, node.value)
         if isinstance(node, Ref):
+            if node.id == "last_capture":
+                return _Value(lambda m, e, h: h.last_capture)
             assert node.id == "escobas", node
-            return _Value(lambda m, e: e)
+            return _Value(lambda m, e, h: e)
         if isinstance(node, Call):
             return self.call(node)
         if isinstance(node, Chain):
@@ -713,9 +867,9 @@ class _Compiler:
             return _Value(None, None) if cond.const is None else (then if cond.const else other)
         t, c, o = then.call(), cond.fn, other.call()
 
-        def if_else(m, e):
-            test = c(m, e)
-            return None if test is None else t(m, e) if test else o(m, e)
+        def if_else(m, e, h):
+            test = c(m, e, h)
+            return None if test is None else t(m, e, h) if test else o(m, e, h)
 
         return _Value(if_else)
 
@@ -726,9 +880,9 @@ class _Compiler:
         fns = [p.call() for p in parts]
         if len(fns) == 1:
             (f,) = fns
-            return _Value(lambda m, e: apply(f(m, e)))
+            return _Value(lambda m, e, h: apply(f(m, e, h)))
         f, g = fns
-        return _Value(lambda m, e: apply(f(m, e), g(m, e)))
+        return _Value(lambda m, e, h: apply(f(m, e, h), g(m, e, h)))
 
     def chain(self, node: Chain) -> _Value:
         parts = [self.value(c) for c in node.children()]
@@ -742,7 +896,7 @@ class _Compiler:
             if all(p.fn is None for p in parts):
                 return _Value(None, logic(*(p.const for p in parts)))
             fns = [p.call() for p in parts]
-            return _Value(lambda m, e: logic(*(f(m, e) for f in fns)))
+            return _Value(lambda m, e, h: logic(*(f(m, e, h) for f in fns)))
 
         ops = [_OPS[op] for op, _ in node.rest]
 
@@ -759,12 +913,12 @@ class _Compiler:
         first, *fns = [p.call() for p in parts]
         pairs = list(zip(ops, fns))
 
-        def evaluate(m, e):
-            acc = first(m, e)
+        def evaluate(m, e, h):
+            acc = first(m, e, h)
             for op, f in pairs:  # stop at the first none: evaluation is pure
                 if acc is None:
                     return None
-                b = f(m, e)
+                b = f(m, e, h)
                 if b is None:
                     return None
                 acc = op(acc, b)
@@ -777,29 +931,46 @@ class _Compiler:
             pick = min if node.func == "min" else max
             parts = [self.value(a) for a in node.args]
             return self.combine(parts, lambda a, b: None if a is None or b is None else pick(a, b))
+        if node.func == "count" and _kind_of(node.args[0]) == EVENTS:
+            events = self.events(node.args[0])
+            return _Value(lambda m, e, h: len(events(m, e, h)))
         chosen = self.set_of(node.args[0])
-        of_cards, mask = chosen.of_cards, chosen.mask
+        source, mask = chosen.source, chosen.mask
         if node.func == "count":
-            if not of_cards:
+            if source == "deck":
                 return _Value(None, mask.bit_count())
-            return _Value(lambda m, e: (m & mask).bit_count())
+            if source == "cards":
+                return _Value(lambda m, e, h: (m & mask).bit_count())
+            of = chosen.call()
+            return _Value(lambda m, e, h: of(m, e, h).bit_count())
         ref = node.args[1]
         assert isinstance(ref, Ref)
-        groups = tuple((v, g & mask) for v, g in self.groups(ref.id) if g & mask)
+        groups: tuple[tuple[Any, int], ...] = tuple((v, g & mask) for v, g in self.groups(ref.id) if g & mask)
 
-        if node.func == "best":
-            def best(m, e):
-                for v, g in groups:
-                    if m & g:
-                        return v
-                return None
+        def best_of(bits: int) -> object:
+            for v, g in groups:
+                if bits & g:
+                    return v
+            return None
 
-            return _Value(None, best(self.full, 0)) if not of_cards else _Value(best)
+        def total_of(bits: int) -> object:
+            return sum(v * (bits & g).bit_count() for v, g in groups)
 
-        def total(m, e):
-            return sum(v * (m & g).bit_count() for v, g in groups)
+        of_bits: Callable[[int], object] = best_of if node.func == "best" else total_of
+        if source == "deck":
+            return _Value(None, of_bits(self.full))
+        if source == "cards":
+            return _Value(lambda m, e, h: of_bits(m))
+        of = chosen.call()
+        return _Value(lambda m, e, h: of_bits(of(m, e, h)))
 
-        return _Value(None, total(self.full, 0)) if not of_cards else _Value(total)
+
+def _kind_of(node: Node) -> str:
+    """SET or EVENTS, for a checked set-or-events node (count's argument)."""
+    if isinstance(node, Ref):
+        return EVENTS if node.kind == "var" and node.id in ("captures", "sweeps") else SET
+    assert isinstance(node, Call)
+    return _FUNCTIONS[node.func][1]
 
 
 # --------------------------------------------------------------------------- entry point
@@ -808,8 +979,9 @@ class _Compiler:
 def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Compiled:
     """Parse, check and compile one expression; `context` is "side" or "global".
 
-    A "side" expression is a measure of one side's pile (`cards`, `escobas`); a "global" one
-    (a threshold such as `count(deck) / 2`) may use only `deck` and literals.
+    A "side" expression is a measure of one side's pile (`cards`, `escobas`) and history
+    (`captures`, `sweeps`, `last_capture`); a "global" one (a threshold such as
+    `count(deck) / 2`) may use only `deck` and literals.
     """
     if context not in ("side", "global"):
         raise ValueError(f"context must be 'side' or 'global', not {context!r}")
@@ -821,25 +993,33 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
         )
     compiler = _Compiler(env)
     root = compiler.value(node)
-    if root.fn is None or not _uses_cards(node):
-        inner = root.call()
+    inner = root.call()
+    needs_history = _uses(node, _HISTORY)
+    if root.fn is not None and _uses(node, ("cards",)):
 
-        def fn(cards: Sequence[int], escobas: int) -> object:
-            return inner(0, escobas)
-
-    else:
-        inner = root.fn
-
-        def fn(cards: Sequence[int], escobas: int) -> object:
+        def fn(cards: Sequence[int], escobas: int, history: Any = None) -> object:
             m = 0
             for c in cards:
                 m |= 1 << c
-            return inner(m, escobas)
+            return inner(m, escobas, history)
 
-    return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn)
+    else:
+
+        def fn(cards: Sequence[int], escobas: int, history: Any = None) -> object:
+            return inner(0, escobas, history)
+
+    if needs_history:
+        plain = fn
+
+        def fn(cards: Sequence[int], escobas: int, history: Any = None) -> object:
+            if history is None:  # a caller that did not record the hand: a bug, not a none
+                raise ValueError(f"the measure {text!r} reads the hand's history, and none was given")
+            return plain(cards, escobas, history)
+
+    return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history)
 
 
-def _uses_cards(node: Node) -> bool:
+def _uses(node: Node, names: Sequence[str]) -> bool:
     if isinstance(node, Ref):
-        return node.id == "cards"
-    return any(_uses_cards(c) for c in node.children())
+        return node.kind == "var" and node.id in names
+    return any(_uses(c, names) for c in node.children())

@@ -21,6 +21,7 @@ from escoba.rules.resolve import Resolved, citations
 
 _SECTIONS = ("deck", "players", "turn", "deal", "opening_table", "capture", "leftovers", "match")
 _NEEDS_NOTE = ("interpreted", "erratum", "default")
+MAX_SUM = 30  # the largest sum a capture may ask of the table (docs/dsl.md, capture)
 _NOT_FILES = ("outside", "house")
 # What a category's measure must be, by award policy.
 _MEASURE_KIND = {"most": "number", "threshold": "number", "per_unit": "number", "bonus": "bool"}
@@ -178,10 +179,36 @@ class _Checker:
                 )
 
     def target(self) -> None:
-        deck, target = self.doc["deck"], self.doc["capture"]["target"]
-        if (deck.get("jokers") or 0) and 2 <= target <= 20:
-            return  # a joker is worth whatever the capture needs
+        """The capture kinds, and the sums they reach: the target, or a card's own value."""
+        deck, capture = self.doc["deck"], self.doc["capture"]
+        kinds = capture.get("kinds") or [{"sum": "target"}]
+        sums = [k["sum"] for k in kinds]
+        for i, kind in enumerate(kinds):
+            if kind["sum"] in sums[:i]:
+                self.problem(("capture", "kinds", i, "sum"), f"a second capture kind with sum '{kind['sum']}': each sum is one kind")
+        jokers = deck.get("jokers") or 0
+        if jokers and [(k["sum"], k.get("priority", "none")) for k in kinds] != [("target", "none")]:
+            self.problem(
+                ("capture", "kinds"),
+                "jokers are wild only in captures that make the target: with deck.jokers, capture.kinds must be "
+                "[{sum: target}] (the language has no wild card in a sum to a card's value, nor a priority among joker captures)",
+            )
         values = tuple(sorted(r["value"] for r in deck["ranks"]))
+        if "card" in sums:
+            for i, rank in enumerate(deck["ranks"]):
+                if rank["value"] > MAX_SUM:
+                    self.problem(("deck", "ranks", i, "value"), f"a 'sum: card' capture makes a card's value, which must be at most {MAX_SUM}, not {rank['value']}")
+        target = capture.get("target")
+        users = [what for what, uses in (("a 'sum: target' capture kind", "target" in sums),
+                                         ("the opening table rule", self.doc["opening_table"]["action"] != "none")) if uses]
+        if target is None:
+            if users:
+                self.problem(("capture",), f"no capture.target, but {' and '.join(users)} {'use' if len(users) > 1 else 'uses'} it")
+            return
+        if "target" not in sums:
+            return
+        if jokers and 2 <= target <= 20:
+            return  # a joker is worth whatever the capture needs
         if not _reachable(values, len(deck["suits"]), target):
             self.problem(("capture", "target"), f"no played card and table cards can make {target} with this deck's values")
 

@@ -33,7 +33,7 @@ from escoba.errors import EscobaError, Location, NotationError, Problem, Transcr
 
 FORMAT = 1  # the newest case format this escoba understands
 KINDS = ("game", "probe", "perft")
-REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed")
+REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "priority", "compulsory", "hand_over", "malformed")
 MAX_FILE_BYTES = 2_000_000  # one case is a few dozen kilobytes; anything near this is not a case
 
 

@@ -164,7 +164,8 @@ def reason_class(hand: Hand, move: Move) -> str:
     if any(c not in hand.table for c in move.take):
         return "not_on_table"
     if move.take:
-        return "wrong_sum"
+        # Cards that make a kind's sum but that a priority rule (capture.kinds) keeps back.
+        return "priority" if hand.rules.finder.fits(move.card, move.take) else "wrong_sum"
     return "compulsory"
 
 
