@@ -8,6 +8,7 @@ measures need it.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def measure(text: str, history: SideHistory = HISTORY, escobas: int = 2):
     ("count(rank(played(captures), 7))", 2),
     ("count(taken(captures))", 7),
     ("count(taken(sweeps))", 4),
-    ("count(made_with(sweeps, card(7, oros)))", 1),
+    ("count(made_with(sweeps, card(deck, 7, oros)))", 1),
     ("count(made_with(sweeps, rank(deck, 7)))", 1),
     ("count(made_with(captures, rank(deck, 7)))", 2),
     ("count(made_with(sweeps, rank(deck, sota)))", 1),
@@ -70,7 +71,7 @@ def measure(text: str, history: SideHistory = HISTORY, escobas: int = 2):
     ("count(taking(captures, suit(deck, bastos)))", 4),
     ("count(made_with(captures, played(first_play(captures))))", 1),
     ("count(taking(captures, taken(last_play(captures))))", 1),
-    ("escobas + count(made_with(sweeps, card(7, oros)))", 3),
+    ("escobas + count(made_with(sweeps, card(deck, 7, oros)))", 3),
     ("escobas - count(first_play(sweeps))", 1),
     ("total(played(sweeps), primera)", 31),
     ("best(taken(captures), primera)", 21),
@@ -88,10 +89,11 @@ def test_an_empty_history_counts_nothing():
 
 
 def test_card_names_one_card_of_the_deck():
-    """card(RANK, SUIT) is the one card; aliases resolve; it is a constant set."""
-    assert compile_expression("count(card(7, o))", ENV).fn([], 0) == 1
-    assert compile_expression("count(suit(cards, oros)) - count(card(7, oros))", ENV).fn(pile("7 oros", "2 oros"), 0) == 1
-    assert compile_expression("count(card(S, b))", ENV, context="global").fn((), 0) == 1
+    """card(SET, RANK, SUIT) is that one card of the set: of the deck a constant, of the pile if held."""
+    assert compile_expression("count(card(deck, 7, o))", ENV).fn([], 0) == 1
+    assert compile_expression("count(card(cards, 7, oros))", ENV).fn(pile("7 oros", "2 oros"), 0) == 1
+    assert compile_expression("count(card(cards, 7, oros))", ENV).fn(pile("7 copas", "2 oros"), 0) == 0
+    assert compile_expression("count(card(deck, S, b))", ENV, context="global").fn((), 0) == 1
 
 
 def test_history_needs_are_decided_when_compiling():
@@ -219,3 +221,26 @@ def test_documented_expression_errors_are_produced(cell, text, message):
     with pytest.raises(ExprError) as caught:
         compile_expression(text, ENV, context=context)
     assert caught.value.message == message
+
+
+def test_views_clones_and_determinized_hands_keep_the_history():
+    """The history is public: a seat's view holds it, and a clone or a determinized hand
+    carries it, so each finishes with the same history-scored points as the real hand."""
+    rules = _history_rules()
+    hand = Hand(rules, 2, 0, seed=21)
+    bot = escoba.greedy_bot(seed=21)
+    for _ in range(16):
+        hand.apply(bot(hand))
+    view = hand.view(0)
+    assert view.captures is not None and [list(m) for m in view.captures] == hand.captures
+    assert view.to_json()["captures"] == hand.to_json()["captures"]
+    clone = hand.clone()
+    other = view.determinize(random.Random(3))
+    assert clone.captures == hand.captures and other.captures == hand.captures
+    assert clone.captures is not hand.captures and other.round == hand.round
+    while not hand.is_over:
+        move = bot(hand)
+        hand.apply(move)
+        clone.apply(move)
+    assert clone.points == hand.points
+    assert "captures" not in Hand(escoba.load_ruleset("base"), 2, 0, seed=1).view(0).to_json()

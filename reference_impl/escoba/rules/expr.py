@@ -384,7 +384,7 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "count": ((CARDS_OR_EVENTS,), NUMBER),
     "suit": ((SET, SUIT), SET),
     "rank": ((SET, RANK), SET),
-    "card": ((RANK, SUIT), SET),
+    "card": ((SET, RANK, SUIT), SET),
     "best": ((SET, MAP), NUMBER),
     "total": ((SET, MAP), NUMBER),
     "min": ((NUMBER, NUMBER), NUMBER),
@@ -403,7 +403,7 @@ _VARIABLES = {"cards": SET, "deck": SET, "escobas": NUMBER, "captures": EVENTS, 
 _HISTORY = ("captures", "sweeps", "last_capture")
 _SIDE_ONLY = ("cards", "escobas", *_HISTORY)
 _KEYWORDS = ("none", "true", "false")
-_ORDINALS = ("first", "second")
+_ORDINALS = ("first", "second", "third")
 
 # Words people reach for that name something a measure cannot see: said plainly, since no
 # spelling of them would work. A measure is one side's pile and history, at the end of a hand.
@@ -767,10 +767,11 @@ class _Compiler:
             return _Set("cards" if node.id == "cards" else "deck", self.full)
         assert isinstance(node, Call), node
         if node.func == "card":
-            rank, suit = node.args
+            inner, rank, suit = self.set_of(node.args[0]), node.args[1], node.args[2]
             assert isinstance(rank, Ref) and isinstance(suit, Ref)
             r, s = self.env.ranks.index(rank.id), self.env.suits.index(suit.id)
-            return _Set("deck", self.mask(lambda i: self.env.card_rank[i] == r and self.env.card_suit[i] == s))
+            keep = self.mask(lambda i: self.env.card_rank[i] == r and self.env.card_suit[i] == s)
+            return _Set(inner.source, inner.mask & keep)
         if node.func in ("played", "taken"):
             events = self.events(node.args[0])
             of = _played_mask if node.func == "played" else _taken_mask
