@@ -12,7 +12,7 @@ DESCRIPTION = """\
 A table whose rows are the points of the rules catalogue (deck, players and partnerships,
 direction, leader, dealer rotation, the deal, the opening table, compulsory capture,
 leftovers, each scoring category with its award and points, the match) and whose columns
-are the bundled rulesets (spec/ then spec/house/). Each cell gives the value and the status
+are the bundled rulesets (spec/, spec/family/, then spec/house/). Each cell gives the value and the status
 of the citation behind it (S stated, I interpreted, D default, E erratum, H house):
 in Markdown a link to the citation's line in the ruleset file, in HTML a tooltip with the
 quote, its gloss and the note. Values that differ from base are in bold.

@@ -166,7 +166,7 @@ def _notes(resolved: Any, locate: _Locator) -> list[tuple[str, str, Cell | None]
 
 
 def build(ids: list[str] | None = None) -> Matrix:
-    """The matrix of `ids` (default: every bundled ruleset, `spec/` then `spec/house/`)."""
+    """The matrix of `ids` (default: every bundled ruleset, `spec/`, `spec/family/`, then `spec/house/`)."""
     from escoba.rules import bundled_ids, load_resolved
 
     ids = list(ids) if ids is not None else bundled_ids()

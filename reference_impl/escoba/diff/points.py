@@ -54,6 +54,7 @@ _WORDS = {
     "clockwise": "clockwise",
     "all_cards": "the whole table splits into groups making the target",
     "any_combination": "any part of the table makes the target",
+    "total": "the table's cards add up to the target (or a multiple)",
     "dealer_takes": "dealer takes them",
     "set_aside": "set aside",
     "redeal": "redeal",

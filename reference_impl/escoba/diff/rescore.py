@@ -163,6 +163,14 @@ def play_equivalent(a: Rules, b: Rules, players: int) -> bool:
     )
 
 
+def _deck_difference(a: Rules, b: Rules) -> str:
+    """Why A's cards are not B's: their number, or the first card each names differently."""
+    if len(a.deck) != len(b.deck):
+        return f"the decks differ ({len(a.deck)} cards under {a.id}, {len(b.deck)} under {b.id})"
+    c = next(i for i, (x, y) in enumerate(zip(a.deck.code, b.deck.code)) if x != y)
+    return f"the decks name their cards differently ({a.deck.text[c]} under {a.id} is {b.deck.text[c]} under {b.id})"
+
+
 class Replayer:
     """Replays hands played under `a` under `b` at a table of `players`."""
 
@@ -174,7 +182,7 @@ class Replayer:
             counts = ", ".join(map(str, b.player_counts))
             self.blocked = ("players", f"{b.id} is played by {counts} players, not {players}")
         elif a.deck.code != b.deck.code:
-            self.blocked = ("deck", f"the decks differ ({len(a.deck)} cards under {a.id}, {len(b.deck)} under {b.id})")
+            self.blocked = ("deck", _deck_difference(a, b))
         elif a.deck.value != b.deck.value:
             self.blocked = ("deck", "the capture values of the cards differ")
         sides = b.sides(players) if self.blocked is None or self.blocked[0] != "players" else ()

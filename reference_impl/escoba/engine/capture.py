@@ -13,14 +13,15 @@ values leave between `j × lowest` and `j × highest` card value to reach the ta
 What a played card may take is the ruleset's choice (`capture.kinds`, docs/dsl.md): a list of
 kinds, each a sum to reach and a priority among the captures it allows.
 
-- `sum: target`: the played card and the taken cards add up to the target (Escoba's 15);
-- `sum: card`: the taken cards add up to the played card's own value (Scopa);
+- `sum: target`: the played card and the taken cards add up to the target (15 in Escoba);
+- `sum: card`: the taken cards add up to the played card's own value (the Italian games);
 - `priority: single_card`: when the kind can take a single card, only single cards may be
-  taken by it (Scopa's "a card of equal value before any combination"); `fewest_cards`: only
-  its captures with the fewest cards (Cirulla's simple capture); `none`: all of them.
+  taken by it ("a card of equal value before any combination"); `fewest_cards`: only its
+  captures with the fewest cards; `none`: all of them.
 
 A capture any kind allows is legal; each kind's priority filters only that kind's captures, so
-Cirulla's 7 on 3 5 7 may take the 7 (its simple capture, fewest cards) or 3 5 (15 with the 7).
+with `[{sum: card, priority: fewest_cards}, {sum: target}]` a 7 on 3 5 7 may take the 7 (by
+value, the fewest cards) or 3 5 (15 with the 7). No ruleset is named here: the games are data.
 The default, `[{sum: target}]`, keeps the single lookup of the hot path (`simple`).
 """
 
@@ -196,6 +197,17 @@ class CaptureFinder:
             if not jokers * self.low <= rest <= jokers * self.high:
                 continue
             if self._partitions(cards, groups):
+                return groups
+        return 0
+
+    def total_groups(self, table: Sequence[int], max_groups: int) -> int:
+        """How many times the target the whole table adds up to, at most `max_groups` (0 if it
+        is no such multiple): `trigger: total`, where 30 is two groups whether or not it splits.
+        Jokers fill any value between one card's lowest and highest; the fewest groups win."""
+        jokers = sum(1 for c in table if self.is_joker[c])
+        total = sum(self.value[c] for c in table if not self.is_joker[c])
+        for groups in range(1, max_groups + 1):
+            if jokers * self.low <= groups * self.target - total <= jokers * self.high:
                 return groups
         return 0
 

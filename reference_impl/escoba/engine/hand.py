@@ -158,7 +158,10 @@ class Hand:
         rules, finder, table = self.rules, self.rules.finder, self.table
         if rules.opening_action == "none" or not table:
             return True
-        groups = finder.split_groups(table, rules.opening_max_groups)
+        if rules.opening_trigger == "total":  # the sum decides: a 30 that does not split is two groups too
+            groups = finder.total_groups(table, rules.opening_max_groups)
+        else:
+            groups = finder.split_groups(table, rules.opening_max_groups)
         if rules.opening_trigger == "any_combination":
             triggered = groups > 0 or finder.any_combination(table)
             groups = max(groups, 1)

@@ -439,7 +439,8 @@ RULES: tuple[FeatureRule, ...] = (
                 default=("forbid",)),
     FeatureRule("deal.open_hands", _never, "never: no event depends on it"),
     FeatureRule("opening_table.trigger", _trigger_matters,
-                "a table turned up where part of it makes the target but the whole does not split",
+                "a table turned up on which the triggers disagree: part of it makes the target but the whole "
+                "does not split, or the whole adds up to it without splitting",
                 default=("all_cards",)),
     FeatureRule("opening_table.max_groups", _split_matters, "a table turned up that splits into two groups making the target",
                 default=("1",)),

@@ -1,7 +1,8 @@
 """Ruleset ids → files.
 
-A bundled ruleset's id is its file's stem in `spec/` or `spec/house/`. Anything given that is an
-existing path is a file, whatever its name; a name that is neither is an `UnknownRuleset`.
+A bundled ruleset's id is its file's stem in `spec/`, `spec/family/` or `spec/house/`. Anything
+given that is an existing path is a file, whatever its name; a name that is neither is an
+`UnknownRuleset`.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ class _Plain(Problem):
 
 @cache
 def bundled() -> dict[str, Path]:
-    """Bundled ruleset ids and their files: spec/*.yaml first, then spec/house/*.yaml."""
+    """Bundled ruleset ids and their files: spec/*.yaml first, then spec/family/*.yaml, then
+    spec/house/*.yaml."""
     found: dict[str, Path] = {}
-    for folder in (spec_dir(), spec_dir() / "house"):
+    for folder in (spec_dir(), spec_dir() / "family", spec_dir() / "house"):
         for file in sorted(folder.glob("*.yaml"), key=lambda f: f.stem):
             found.setdefault(file.stem, file.resolve())
     return found

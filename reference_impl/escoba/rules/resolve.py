@@ -125,6 +125,8 @@ def infer_kind(doc: Document) -> str:
         return own
     folder = doc.path.resolve().parent
     spec = spec_dir().resolve()
+    if folder == spec / "family":
+        return "family"
     if folder != spec:
         return "house"
     if "extends" not in doc.data:

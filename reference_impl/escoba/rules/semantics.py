@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from escoba.data import sources_dir
 from escoba.errors import Problem
 from escoba.rules import registry
 from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.rules.paths import locate
 from escoba.rules.resolve import Resolved, citations
+from escoba.rules.sources import fold, quoted_in, source_files
 
 _SECTIONS = ("deck", "players", "turn", "deal", "opening_table", "capture", "leftovers", "match")
 _NEEDS_NOTE = ("interpreted", "erratum", "default")
@@ -277,15 +276,14 @@ class _Checker:
             self.problem(parts + ("gloss",), f"the gloss is {_pieces(gloss)} but the quote is {_pieces(quote)}: give one gloss per quote")
         if not is_file:
             return
-        text = _source_text(source)
         quotes = quote if isinstance(quote, list) else [quote]
         for j, piece in enumerate(quotes):
-            if _fold(piece) not in text:
+            if not quoted_in(source, piece):
                 where = parts + ("quote", j) if isinstance(quote, list) else parts + ("quote",)
-                self.problem(where, f'quote not found in {source}: "{_short(_fold(piece))}"')
+                self.problem(where, f'quote not found in {source}: "{_short(fold(piece))}"')
 
     def source_file(self, parts: tuple[str | int, ...], source: str) -> bool:
-        known = _source_files()
+        known = source_files()
         if source in known:
             return True
         hint = _did_you_mean(source, known) or f" (known: {', '.join(known)}, outside, house)"
@@ -293,8 +291,8 @@ class _Checker:
         return False
 
     def cited_keys(self) -> None:
-        """A source or variant ruleset cites every rule it sets itself (house rules need not)."""
-        if self.resolved.kind not in ("source", "variant"):
+        """A source, variant or family ruleset cites every rule it sets itself (house rules need not)."""
+        if self.resolved.kind not in ("source", "variant", "family"):
             return
         own = self.resolved.files[-1]
         positions = own.positions
@@ -387,20 +385,6 @@ def _reachable(values: tuple[int, ...], copies: int, target: int) -> bool:
         if rest in nonempty:
             return True
     return False
-
-
-@cache
-def _source_files() -> tuple[str, ...]:
-    return tuple(sorted(p.name for p in sources_dir().glob("*.txt")))
-
-
-@cache
-def _source_text(name: str) -> str:
-    return _fold((sources_dir() / name).read_text(encoding="utf-8"))
-
-
-def _fold(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def _short(text: str, limit: int = 70) -> str:
