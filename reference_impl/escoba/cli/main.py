@@ -19,7 +19,7 @@ from escoba.errors import EscobaError, UnknownRuleset
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.
 COMMANDS = (
     "check", "show", "play", "simulate", "bench", "engine", "conformance", "diff", "matrix",
-    "schema", "new", "list", "completion",
+    "schema", "new", "list", "completion", "site",
 )  # fmt: skip
 
 

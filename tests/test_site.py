@@ -1,0 +1,183 @@
+"""`escoba site` without a browser: the viewer's steps, the showcase, quotes, charts, the CLI.
+
+The pages themselves are opened in Chromium by tests/test_site_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+import escoba
+from escoba.data import sources_dir
+from escoba.engine.hand import Hand
+from escoba.rules import load_resolved
+from escoba.site import charts, frames
+from escoba.site.build import load_case_views
+from escoba.site.faces import Faces
+from escoba.site.sources import SourceText, anchor, fold
+from escoba.transcript.case import cases_dir as golden_dir
+from escoba.transcript.case import load_case
+
+SITE = Path(escoba.__file__).resolve().parent / "site"
+SWEDISH = golden_dir() / "text" / "sv.example-game.json"
+
+
+def _engine_positions(case) -> list[tuple[list[str], list[list[str]], list[int], list[int]]]:
+    """(table, hands, pile sizes, escobas) after each play, from the reference engine itself."""
+    rules = case.rules
+    deck = rules.deck
+    hand = Hand(rules, case.players, case.dealer, case.deck_orders(0))
+    out = []
+    for move in case.moves(0):
+        hand.apply(move)
+        out.append((
+            sorted(deck.code[c] for c in hand.table),
+            [sorted(deck.code[c] for c in h) for h in hand.hands],
+            [len(p) for p in hand.piles],
+            list(hand.escobas),
+        ))  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("case_id", ["sv.example-game", "partnerships.4p.de", "opening.thirty-splits.fr"])
+def test_steps_follow_the_engine(case_id):
+    """After every play the viewer's table, hands, piles and escobas are the reference engine's."""
+    path = next(golden_dir().rglob(f"{case_id}.json"))
+    case = load_case(path, replay=False)
+    sides = None
+    for p in case.document["players"].get("partnerships") or []:
+        if p["players"] == case.players:
+            sides = p["sides"]
+    steps = frames.steps(case.expect, case.players, sides)
+    # The engine deals the next round (or scores) inside the play that empties the hands, so
+    # its position after play k is the viewer's just before play k + 1 (or its last step).
+    plays = [n for n, s in enumerate(steps) if s.card is not None]
+    settled = [steps[nxt - 1] for nxt in plays[1:]] + [steps[-1]]
+    expected = _engine_positions(case)
+    assert len(settled) == len(expected)
+    for step, (table, hands, piles, escobas) in zip(settled, expected):
+        assert sorted(step.table) == table
+        assert [sorted(h) for h in step.hands] == hands
+        assert step.piles == piles
+        assert step.escobas == escobas
+
+
+def test_swedish_steps_end_on_the_texts_score():
+    """The Swedish game's last step is the scoring table: 21 cards to 19, the hand 4–2."""
+    case = json.loads(SWEDISH.read_text(encoding="utf-8"))
+    last = frames.steps(case["expect"], 2)[-1]
+    assert last.kind == "scoring"
+    assert last.hand_end == {"event": "hand_end", "points": [4, 2], "cards": [21, 19]}
+    assert [s["category"] for s in last.scores] == ["escobas", "cards", "coins", "velo", "sevens"]
+
+
+def test_every_event_is_in_exactly_one_step():
+    """The steps of every golden case cover its events once each, in order."""
+    for case in load_case_views():
+        ranges = frames.group(case.expect)
+        covered = [i for first, last in ranges for i in range(first, last + 1)]
+        assert covered == list(range(len(case.expect))), case.id
+
+
+def test_showcase_sentences_are_in_the_text_and_on_their_events():
+    """Each showcase sentence is quoted verbatim from the Swedish text and pinned to the event it tells."""
+    showcase = yaml.safe_load((SITE / "showcase.yaml").read_text(encoding="utf-8"))
+    case = json.loads(SWEDISH.read_text(encoding="utf-8"))
+    assert showcase["case"] == case["id"]
+    text = fold((sources_dir() / showcase["source"]).read_text(encoding="utf-8"))
+    for entry in showcase["sentences"]:
+        assert fold(entry["quote"]) in text, entry["quote"]
+        event = case["expect"][entry["event"]]
+        for key, value in entry["is"].items():
+            assert event.get(key) == value, (entry["quote"], key, event)
+        stated = entry["event"] in case["from_text"] or event["event"] == "score"
+        assert stated != bool(entry.get("placed")), entry["quote"]
+
+
+def test_quotes_are_found_across_line_breaks_and_cover_the_text():
+    """A quote folded to one line is found where the text breaks it; segments rebuild the text."""
+    source = SourceText("x.txt", "Intro.\n\nOne rule  is\nhere. Another rule.\nEnd.")
+    first = source.cite("One rule is here.", "a")
+    second = source.cite("rule is here. Another", "b")
+    assert first == anchor("One  rule is\nhere.") and second is not None
+    assert source.cite("Not in it.", "c") is None and source.missing == ["Not in it."]
+    segments = source.segments()
+    assert "".join(s.text for s in segments) == source.text
+    marked = "".join(s.text for s in segments if first in s.anchors)
+    assert marked == "One rule  is\nhere."
+    both = [s.text for s in segments if first in s.anchors and second in s.anchors]
+    assert both == ["rule  is\nhere."]
+
+
+def test_card_faces_in_both_decks():
+    """A card is drawn in the Spanish suits and in the French deck, with the text's own letters."""
+    doc = load_resolved("sv").doc
+    sv = Faces(doc["deck"], "sv")
+    da = Faces(doc["deck"], "da")
+    html = str(sv.card("Ss"))
+    assert '<b class="es">S</b>' in html and '<b class="fr">Kn</b>' in html and "#swords" in html and "♠" in html
+    assert '<b class="fr">J</b>' in str(da.card("Ss"))
+    assert str(sv.label("1h")) == '<span class="es">1♥</span><span class="fr">E♥</span>'
+    assert str(sv.label("7d")) == "7♦"
+
+
+def test_charts_are_svg_with_proportional_bars():
+    """A bar chart is well-formed SVG and a bar twice the value is twice as long."""
+    svg = charts.bars("t", [("x", [charts.Bar("a", 1.0), charts.Bar("b", 2.0)]), ("y", [charts.Bar("a", None)])])
+    root = ET.fromstring(str(svg))
+    widths = [float(r.get("width")) for r in root.iter("{http://www.w3.org/2000/svg}rect")]
+    assert len(widths) == 2 and widths[1] == pytest.approx(2 * widths[0], rel=0.01)
+    forest = charts.intervals("t", [("m", [charts.Interval("a", 1.0, 0.5, 1.5), charts.Interval("b", None)])])
+    assert ET.fromstring(str(forest)).tag.endswith("svg")
+
+
+def _escoba(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "escoba", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_cli_refuses_a_folder_that_is_not_a_site(tmp_path):
+    """--out naming a folder with other files in it is a usage error, and the files stay."""
+    (tmp_path / "keep.txt").write_text("mine")
+    done = _escoba("site", "--out", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "other than an escoba site" in done.stderr
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_cli_usage_errors_before_any_work(tmp_path):
+    """An unknown ruleset in --diff is a usage error and writes nothing."""
+    done = _escoba("site", "--out", str(tmp_path / "s"), "--diff", "da", "nosuch")
+    assert done.returncode == 2 and "nosuch" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_cli_builds_then_replaces_its_own_site(tmp_path):
+    """A build writes every section and a page per --ruleset FILE; a rebuild replaces it; a failed one leaves it."""
+    house = tmp_path / "velo-dos.yaml"
+    house.write_text("dsl: 1\nid: velo-dos\nkind: house\nextends: da\nscoring:\n  categories:\n    - {id: velo, points: 2}\n")
+    out = tmp_path / "site"
+    done = _escoba("site", "--out", str(out), "--quiet", "--ruleset", str(house))
+    assert done.returncode == 0, done.stderr
+    pages = {p.relative_to(out).as_posix() for p in out.rglob("*.html")}
+    assert {"index.html", "matrix.html", "rulesets/sv.html", "games/sv.example-game.html", "sources/index.html",
+            "conformance/index.html", "diffs/index.html", "rulesets/velo-dos.html"} <= pages  # fmt: skip
+    assert len([p for p in pages if p.startswith("games/")]) == len(load_case_views()) + 1
+    page = (out / "rulesets" / "velo-dos.html").read_text(encoding="utf-8")
+    assert "inherited from <a" in page and 'href="da.html"' in page
+    assert 'href="rulesets/velo-dos.html"' in (out / "matrix.html").read_text(encoding="utf-8")
+    (out / "stale.html").write_text("old")
+    done = _escoba("site", "--out", str(out), "--quiet")
+    assert done.returncode == 0 and not (out / "stale.html").exists() and not (out / "rulesets" / "velo-dos.html").exists()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("dsl: 1\nid: broken\nkind: house\nextends: da\ncapture: {target: fifteen}\n")
+    done = _escoba("site", "--out", str(out), "--ruleset", str(broken))
+    assert done.returncode == 1 and "broken.yaml" in done.stderr and "Traceback" not in done.stderr
+    assert (out / "index.html").exists() and (out / ".escoba-site").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
