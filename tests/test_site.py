@@ -181,3 +181,36 @@ def test_cli_builds_then_replaces_its_own_site(tmp_path):
     assert done.returncode == 1 and "broken.yaml" in done.stderr and "Traceback" not in done.stderr
     assert (out / "index.html").exists() and (out / ".escoba-site").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+
+
+def test_stop_all_ends_a_conformance_run_and_its_engine():
+    """An interrupted build kills the running report and the engine it started: nothing is left behind."""
+    import os
+    import threading
+    import time
+
+    from escoba.site import gather
+
+    sleeper = f"{sys.executable} -c 'import time; time.sleep(120)'"
+    job = gather.conformance_job(sleeper, timeout=60)
+    failure: list[BaseException] = []
+    worker = threading.Thread(target=lambda: _capture(failure, gather.run_one, job))
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not gather._RUNNING and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (child,) = tuple(gather._RUNNING)
+    time.sleep(2)  # the runner has started the engine by now
+    gather.stop_all()
+    worker.join(30)
+    assert not worker.is_alive()
+    assert failure and isinstance(failure[0], gather.GatherError)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(child.pid, 0)  # the whole group is gone, the engine with it
+
+
+def _capture(into: list[BaseException], fn, *args) -> None:
+    try:
+        fn(*args)
+    except BaseException as error:
+        into.append(error)

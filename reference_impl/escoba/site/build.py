@@ -96,8 +96,9 @@ def build(options: Options, log: Callable[[str], None] | None = None) -> Summary
             pages, size = _count(tmp)
             _replace(tmp, out)
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
             pending.cancel()
+            gather.stop_all()  # else the pool would wait for a conformance run to finish
+            shutil.rmtree(tmp, ignore_errors=True)
             raise
     return Summary(out, pages, size, time.perf_counter() - started, site.sources_missing())
 
@@ -161,6 +162,7 @@ class _Site:
         if doubled:
             raise SiteError(f"--ruleset: two rulesets have the id {', '.join(doubled)}; give each file its own id")
         self.by_id = {r.id: r for r in self.resolved}
+        self.env.globals["has_page"] = set(self.by_id).__contains__  # a parent given to no build has no page
         self.matrix = build_matrix(names)
         self.sources = {p.name: SourceText(p.name, p.read_text(encoding="utf-8")) for p in sorted(sources_dir().glob("*.txt"))}
         self.source_language: dict[str, str] = {}

@@ -26,6 +26,9 @@ MAX_OUTPUT = 64 * 1024 * 1024  # a whole report is well under a megabyte
 TIMEOUT = 600.0
 
 
+_RUNNING: set[subprocess.Popen] = set()  # the children now running, for stop_all()
+
+
 class GatherError(EscobaError):
     """A conformance run or a diff the site needed did not produce its report."""
 
@@ -72,6 +75,7 @@ def run_one(job: Job) -> dict[str, Any]:
             stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
             env={**os.environ, "PYTHONIOENCODING": "utf-8"},
         )  # fmt: skip
+        _RUNNING.add(child)
         try:
             returncode = child.wait(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -80,6 +84,8 @@ def run_one(job: Job) -> dict[str, Any]:
         except BaseException:
             _kill(child)
             raise
+        finally:
+            _RUNNING.discard(child)
         size = out.seek(0, os.SEEK_END)
         err.seek(0)
         problem = err.read(4000).decode("utf-8", "replace").strip().splitlines()
@@ -105,3 +111,9 @@ def _kill(child: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     child.wait()
+
+
+def stop_all() -> None:
+    """Kill every run still going (the build was interrupted or failed): none is left behind."""
+    for child in list(_RUNNING):
+        _kill(child)
