@@ -192,12 +192,14 @@ def test_conformance_page_shows_the_mutants_first_divergence(site, browser):
     page = _page(browser, errors)
     page.goto(file_url(site / "conformance" / "index.html"))
     assert page.locator("table.engines tbody tr").count() == 2
+    mixed = page.locator("table.side-by-side tr.mixed th").all_inner_texts()
+    assert "leftovers go to the" in mixed and "deck" not in mixed, mixed
     page.locator("table.engines tbody tr", has_text=MUTANT).locator("a").first.click()
     failing = page.locator("tr.oc-row-fail details.failure")
     assert failing.count() > 0
     first = failing.first
     assert not first.locator(".divergence").is_visible()
-    first.locator("summary").click()
+    first.locator("> summary").click()
     divergence = first.locator(".divergence")
     assert divergence.is_visible()
     assert "First divergence at event" in divergence.inner_text()
@@ -205,6 +207,9 @@ def test_conformance_page_shows_the_mutants_first_divergence(site, browser):
     assert first.locator("table.field-diff tbody tr").count() >= 1
     replay = first.locator(".replay code").inner_text()
     assert replay.startswith("escoba conformance --engine") and MUTANT in replay and "--case" in replay
+    profile = page.locator("#point-leftovers\\.to")
+    assert profile.locator(".verdict").inner_text() == "differs"
+    assert page.locator("#point-deck\\.ranks .verdict").inner_text() == "agrees"
     assert errors == []
 
 

@@ -22,7 +22,8 @@ when it is viewed):
               the first divergence, the field diff and the replay command
   diffs/      per --diff A B: the three views of `escoba diff`, with SVG charts
 
-The front page shows the Swedish example game beside the text's own sentences.
+The front page (DIR/index.html, open it in any browser) shows the Swedish example game
+beside the text's own sentences.
 DIR is replaced only when the whole site is written, and only if it is empty or holds an
 earlier site. Needs the `site` extra: pip install 'escoba[site]'."""
 EPILOG = """\
@@ -30,8 +31,7 @@ examples:
   escoba site --out site                                 rulesets, matrix, sources, games
   escoba site --out site --engine "escoba engine" --diff da sv
   escoba site --out site --engine "./my-engine --jsonl" --engine "escoba engine"
-  escoba site --out site --ruleset velo-dos.yaml --diff da velo-dos.yaml
-  xdg-open site/index.html"""
+  escoba site --out site --ruleset my-rules.yaml --diff da my-rules.yaml"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -41,6 +41,7 @@ STATUS_WORDS = {
     "erratum": "erratum: the source contradicts itself",
     "house": "a house rule",
 }
+BAD_COUNTS = {"fail", "error", "crash", "timeout", "broken-case", "new"}  # summary counts shown in red
 CASE_GROUPS = (
     ("text", "From the text", "The Swedish example game, the first two deals as the text plays them."),
     ("rules", "Rule points", "One or more cases per point where the sources differ, each chosen and audited by hand."),
@@ -484,7 +485,9 @@ class _Site:
 
     # -- conformance
     def render_conformance(self, root: Path, reports: Sequence[dict]) -> None:
-        summary_keys = ["total", "pass", "fail", "xfail", "unsupported", "error", "crash", "timeout", "broken-case", "new"]
+        summary_keys: list[str] = []
+        for report in reports:  # in the reports' own order, so a count a runner adds is shown
+            summary_keys += [k for k in report.get("summary", {}) if k not in summary_keys]
         engines = []
         for n, report in enumerate(reports, 1):
             engine = report.get("engine", {})
@@ -497,6 +500,8 @@ class _Site:
                 "seconds": float(report.get("seconds", 0.0)), "warnings": report.get("warnings", []),
                 "cases": _case_views(report.get("cases", [])), "profile": _profile(report),
             }  # fmt: skip
+            tally = {status: sum(p["status"] == status for p in view["profile"]) for status in ("agrees", "differs", "not exercised")}
+            view["profile_counts"] = ", ".join(f"{n} {status}" for status, n in tally.items())
             engines.append(view)
         names = [e["name"] for e in engines]
         for e in engines:
@@ -516,7 +521,7 @@ class _Site:
         profile_rows = _profile_rows(engines)
         self.write(
             root, "conformance/index.html", "conformance.html", title="Conformance", engines=engines,
-            summary_keys=summary_keys, case_rows=rows, same_count=len(by_case) - len(rows), profile_rows=profile_rows,
+            summary_keys=summary_keys, bad_counts=BAD_COUNTS, case_rows=rows, same_count=len(by_case) - len(rows), profile_rows=profile_rows,
         )  # fmt: skip
 
     # -- diffs
@@ -732,27 +737,27 @@ def _case_views(cases: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "message": message if "\n" in message else "", "divergence": c.get("divergence"),
             "context": c.get("context") or [], "missing": c.get("missing") or [], "stderr": c.get("stderr") or "",
             "expectation": c.get("expectation"), "replay": c.get("replay", ""),
+            "divergences": [d for d in c.get("divergences") or [] if isinstance(d, Mapping)],
         })  # fmt: skip
     out.sort(key=lambda v: (order.get(v["outcome"], 8), str(v["id"])))
     return out
 
 
 def _profile(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The report's rules profile, if the runner wrote one: every rule point and its verdict."""
-    raw = report.get("profile")
-    if isinstance(raw, Mapping):
-        raw = raw.get("points", raw.get("rows", [dict(v, key=k) if isinstance(v, Mapping) else {"key": k, "verdict": v} for k, v in raw.items()]))
+    """The report's rules profile (schemas/report.schema.json `profile`): every rule point's verdict."""
     rows = []
-    for item in raw if isinstance(raw, list) else []:
+    for item in report.get("profile") or []:
         if not isinstance(item, Mapping):
             continue
-        verdict = str(item.get("verdict", item.get("status", ""))).replace("_", "-").replace(" ", "-")
-        cases = item.get("cases") or []
+        status = str(item.get("status", ""))
+        example = item.get("example") if isinstance(item.get("example"), Mapping) else None
         rows.append({
-            "key": str(item.get("key", item.get("point", ""))),
-            "label": str(item.get("label", item.get("point", item.get("key", "")))),
-            "verdict": verdict,
-            "cases": [c if isinstance(c, str) else str(c.get("id", "")) for c in cases],
+            "key": str(item.get("point", "")), "label": str(item.get("label") or item.get("point", "")),
+            "concern": str(item.get("concern", "")), "verdict": status.replace(" ", "-"), "status": status,
+            "agree": item.get("agree", 0), "differ": item.get("differ", 0),
+            "cases": [str(c) for c in item.get("cases") or []], "example": example,
+            "value_counts": [v for v in item.get("values") or [] if isinstance(v, Mapping)],
+            "declared": item.get("declared"), "inferred": list(item.get("inferred") or []),
         })  # fmt: skip
     return rows
 
@@ -762,10 +767,12 @@ def _profile_rows(engines: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for e in engines:
         for p in e["profile"]:
             keys.setdefault(p["key"], p["label"])
-    return [
-        {"label": label, "values": [next((p["verdict"] for p in e["profile"] if p["key"] == key), None) for e in engines]}
-        for key, label in keys.items()
-    ]
+    rows = []
+    for key, label in keys.items():
+        verdicts = [next((p for p in e["profile"] if p["key"] == key), None) for e in engines]
+        mixed = len({v["status"] if v else None for v in verdicts}) > 1
+        rows.append({"label": label, "verdicts": verdicts, "mixed": mixed})
+    return rows
 
 
 def _diff_charts(rescore: Mapping[str, Any] | None, simulation: Mapping[str, Any] | None, ids: tuple[str, str]) -> dict[str, Any]:
