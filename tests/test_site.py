@@ -214,3 +214,31 @@ def _capture(into: list[BaseException], fn, *args) -> None:
         fn(*args)
     except BaseException as error:
         into.append(error)
+
+
+def test_paired_differences_get_their_own_chart_with_the_zero_line():
+    """When a diff report carries paired differences (B − A), they are drawn against a zero line."""
+    from escoba.site.build import _diff_charts
+
+    row = {"label": "escobas", "a": {"mean": 1.0, "ci95": [0.9, 1.1]}, "b": {"mean": 1.2, "ci95": [1.1, 1.3]}}
+    plain = _diff_charts(None, {"per_hand": [row], "per_match": []}, ("da", "sv"))
+    assert "paired" not in plain
+    paired = _diff_charts(None, {"per_hand": [dict(row, difference={"mean": 0.2, "ci": [0.1, 0.3]})], "per_match": []}, ("da", "sv"))
+    svg = ET.fromstring(str(paired["paired"]))
+    zero = [line for line in svg.iter("{http://www.w3.org/2000/svg}line") if line.get("class") == "zero"]
+    assert len(zero) == 1 and "B − A: sv − da" in str(paired["paired"])
+
+
+def test_an_event_the_viewer_does_not_know_is_a_step_shown_as_it_is():
+    """A future event kind gets its own step, with the event printed, and moves no card."""
+    expect = [
+        {"event": "hand_start", "dealer": 0, "leader": 1, "players": 2},
+        {"event": "deal", "hands": [["1c"], ["2c"]]},
+        {"event": "table", "cards": ["3c"]},
+        {"event": "declaration", "seat": 1, "what": "escoba de mano"},
+        {"event": "play", "seat": 1, "card": "2c", "take": []},
+    ]
+    found = frames.steps(expect, 2)
+    assert [s.kind for s in found] == ["deal", "other", "play"]
+    assert '"declaration"' in found[1].note and found[1].table == ["3c"]
+    assert found[2].table == ["3c", "2c"]

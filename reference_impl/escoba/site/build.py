@@ -452,6 +452,8 @@ class _Site:
             winners = s.match_end.get("winners", [])
             who = " and ".join(side_names[w] for w in winners if w < len(side_names)) or "nobody"
             notes.append(f"Match over: {who} win{'s' if len(winners) == 1 else ''}, {'–'.join(str(t) for t in s.match_end.get('totals', []))} ({s.match_end.get('reason', '')}).")
+        if s.kind == "other":
+            notes.append(f"Event: {s.note}")
         said = [q for i in range(s.first, s.last + 1) for q in sentences.get(i, [])]
         return {
             "kind": s.kind, "hand": s.hand, "headline": headline, "move": move, "seats": seats, "table": s.table,
@@ -573,9 +575,15 @@ class _Site:
             simulation = {"hands": 0, "matches": 0, "players": "", "confidence": 0.95, "per_hand": [], "per_match": [],
                           **report["simulation"]}  # fmt: skip
             for key in ("per_hand", "per_match"):
-                simulation[key] = [{"label": r.get("key", ""), "a": None, "b": None, "verdict": "", **r} for r in simulation[key]]
+                simulation[key] = [{"label": r.get("key", ""), "a": None, "b": None, "verdict": "", "difference": None, **r}
+                                   for r in simulation[key]]  # fmt: skip
+            simulation["paired"] = any(r["difference"] for r in simulation["per_hand"] + simulation["per_match"])
         known = {"format", "a", "b", "structural", "rescore", "simulation"}
         extra = [(k, json.dumps(v, indent=2, ensure_ascii=False)) for k, v in report.items() if k not in known]
+        shown = {"hands", "matches", "seed", "players", "bots", "confidence", "a_unplayable", "b_unplayable", "per_hand",
+                 "per_match", "sides"}  # fmt: skip
+        extra += [(f"simulation.{k}", json.dumps(v, indent=2, ensure_ascii=False))
+                  for k, v in (report.get("simulation") or {}).items() if k not in shown]  # fmt: skip
         return {
             "a": a, "b": b, "structural": structural, "concerns": concerns, "rescore": rescore, "simulation": simulation,
             "charts": _diff_charts(rescore, simulation, (str(a.get("id")), str(b.get("id")))), "extra": extra,
@@ -721,6 +729,8 @@ def _headline(s: frames.Step, names: list[str], side_names: list[str], fc: faces
         return Markup("Match over"), empty
     if s.kind == "tie":
         return Markup("Tie"), empty
+    if s.kind == "other":
+        return Markup("Another event"), empty
     return Markup(s.kind), empty
 
 
@@ -800,13 +810,22 @@ def _diff_charts(rescore: Mapping[str, Any] | None, simulation: Mapping[str, Any
         def interval(series: str, item: Mapping[str, Any] | None) -> charts.Interval:
             if not item:
                 return charts.Interval(series, None)
-            low, high = (item.get("ci95") or [None, None])[:2]
+            low, high = (item.get("ci95") or item.get("ci") or [None, None])[:2]
             return charts.Interval(series, item.get("mean"), low, high)
 
         rows = [(str(r.get("label")), [interval("a", r.get("a")), interval("b", r.get("b"))]) for r in simulation.get("per_hand", [])]
         out["intervals"] = charts.intervals("Per hand, each ruleset on its own (95% intervals)", rows, names)
         rows = [(str(r.get("label")), [interval("a", r.get("a")), interval("b", r.get("b"))]) for r in simulation.get("per_match", [])]
         out["matches"] = charts.intervals("Per match: length and wins (95% intervals)", rows, names)
+        paired = []
+        for r in [*simulation.get("per_hand", []), *simulation.get("per_match", [])]:
+            d = r.get("difference")
+            if isinstance(d, Mapping) and d.get("mean") is not None:
+                low, high = (d.get("ci") or d.get("ci95") or [None, None])[:2]
+                paired.append((str(r.get("label")), [charts.Interval("b", d["mean"], low, high)]))
+        if paired:
+            out["paired"] = charts.intervals("B − A on the same hands and matches, paired (95% intervals)", paired,
+                                             [("b", f"B − A: {ids[1]} − {ids[0]}")], zero=True)  # fmt: skip
     return out
 
 

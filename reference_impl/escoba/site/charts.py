@@ -127,10 +127,12 @@ def bars(title: str, groups: Sequence[tuple[str, Sequence[Bar]]], legend: Sequen
     return _frame(title, len(groups), per_group, body, axis, legend)
 
 
-def intervals(title: str, rows: Sequence[tuple[str, Sequence[Interval]]], legend: Sequence[tuple[str, str]] = ()) -> Markup:
-    """A mean and its interval per series, one row per label (a forest plot)."""
+def intervals(title: str, rows: Sequence[tuple[str, Sequence[Interval]]], legend: Sequence[tuple[str, str]] = (),
+              zero: bool = False) -> Markup:  # fmt: skip
+    """A mean and its interval per series, one row per label (a forest plot); `zero` draws the
+    line of no difference."""
     values = [v for _, row in rows for i in row for v in (i.mean, i.low, i.high) if v is not None]
-    axis = _scale(values, floor_zero=False)
+    axis = _scale([*values, 0.0] if zero else values, floor_zero=False)
     lo, hi, _ = axis
     per_row = max((len(r) for _, r in rows), default=1) * 12 + 10
     body: list[str] = []
@@ -138,6 +140,8 @@ def intervals(title: str, rows: Sequence[tuple[str, Sequence[Interval]]], legend
     def x(value: float) -> float:
         return LABEL_W + PLOT_W * (value - lo) / (hi - lo)
 
+    if zero:
+        body.append(f'<line class="zero" x1="{x(0.0):.1f}" y1="24" x2="{x(0.0):.1f}" y2="{28 + len(rows) * per_row}"/>')
     for n, (label, row) in enumerate(rows):
         y0 = _row(body, n, per_row, label)
         for k, item in enumerate(row):

@@ -8,12 +8,15 @@ tests/test_site.py checks the positions against the reference engine's own state
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 # Events that open a new step; the others join the step before them.
 _STEP_STARTS = {"hand_start", "deal", "legal", "play", "leftovers", "score", "tie", "match_end"}
+_KNOWN = {"hand_start", "table", "deal", "opening", "legal", "play", "escoba", "leftovers", "score", "hand_end",
+          "totals", "tie", "match_end"}  # fmt: skip
 # Within a step these may follow each other without opening another one.
 _JOINS = {
     "hand_start": {"table", "deal", "opening"},
@@ -93,6 +96,7 @@ def steps(expect: Sequence[Mapping[str, Any]], players: int, sides: Sequence[Seq
     for first, last in group(expect):
         events = expect[first : last + 1]
         step = Step("deal", first, last, hand_no, [], [], [], [])
+        unknown = [e for e in events if e.get("event") not in _KNOWN]
         for event in events:
             name = event.get("event")
             if name == "hand_start":
@@ -157,6 +161,8 @@ def steps(expect: Sequence[Mapping[str, Any]], players: int, sides: Sequence[Seq
             elif name == "match_end":
                 step.kind = "scoring" if step.kind == "scoring" else "match_end"
                 step.match_end = dict(event)
+        if len(unknown) == len(events):  # an event this viewer does not know: shown as it is
+            step.kind, step.note = "other", "; ".join(json.dumps(e, ensure_ascii=False) for e in unknown)
         step.hand = hand_no
         step.table, step.hands = list(table), [list(h) for h in hands]
         step.piles, step.escobas = list(piles), list(escobas)
