@@ -64,7 +64,7 @@ def test_a_ruleset_does_not_differ_from_itself(name):
 def test_every_pair_runs_all_three_views(capsys, a, b):
     """Rescoring and simulation run for every pair with a few hands, and the JSON keeps its shape."""
     data = run_json(capsys, a, b, "--hands", "30", "--matches", "2")
-    assert set(data) == {"format", "a", "b", "structural", "rescore", "simulation"}
+    assert set(data) == {"format", "a", "b", "bots", "structural", "rescore", "simulation", "resolution"}
     assert data["rescore"]["hands"] == 30
     assert data["rescore"]["replayed"] + sum(f["hands"] for f in data["rescore"]["not_replayed"]) == 30
     assert data["simulation"]["hands"] == 30 and data["simulation"]["per_match"]
@@ -311,10 +311,12 @@ def test_view_three_plays_the_hands_escoba_simulate_plays():
 def test_jobs_give_the_numbers_of_one_job(monkeypatch):
     """--jobs 2 merges chunks in order: exactly the figures of one process."""
     monkeypatch.setattr(runner, "CHUNK", 15)
+    monkeypatch.setattr(runner, "MATCH_CHUNK", 1)
     job = runner.Job(load_resolved("fr").doc, load_resolved("de").doc, 2, 3, ("random",))
     one, two = runner.run(job, 45, 1, matches=3), runner.run(job, 45, 2, matches=3)
     assert one.tally == two.tally and one.acc_b.points == two.acc_b.points
-    assert one.totals_a == two.totals_a and one.matches_b.accumulator == two.matches_b.accumulator
+    assert one.totals_a == two.totals_a and one.matches_b == two.matches_b
+    assert one.paired == two.paired and one.paired_matches == two.paired_matches
 
 
 def test_overlapping_intervals_are_within_noise(capsys):

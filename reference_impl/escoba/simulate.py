@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from escoba.engine.bots import BOTS
+from escoba.engine.bots import bot_maker
 from escoba.engine.hand import Hand
 from escoba.engine.match import Match
 from escoba.errors import EscobaError
@@ -374,8 +374,8 @@ def simulate(
 ) -> Stats:
     """Play `hands` independent hands and summarise the points per category and side.
 
-    `rules` is a compiled `Rules` or a ruleset id/path. `bots` are names from
-    `escoba.engine.bots.BOTS`, given per seat and repeated round the table. `jobs > 1` spreads
+    `rules` is a compiled `Rules` or a ruleset id/path. `bots` are bot specs (`random`,
+    `greedy`, `search:200`: `escoba.engine.bots.bot_maker`), given per seat and repeated round the table. `jobs > 1` spreads
     chunks over worker processes with identical results. `progress(done, total)` is called
     after each chunk. Raises `EscobaError` for an impossible request.
     """
@@ -423,9 +423,8 @@ def _check(
     bots = tuple(bots)
     if not bots:
         raise EscobaError("at least one bot is needed")
-    unknown = [b for b in bots if b not in BOTS]
-    if unknown:
-        raise EscobaError(f"unknown bot {unknown[0]!r}; known bots: {', '.join(BOTS)}")
+    for b in bots:
+        bot_maker(b)  # EscobaError for an unknown bot or a bad search budget
     if jobs < 1:
         raise EscobaError(f"jobs must be at least 1, got {jobs}")
     return rules, bots
@@ -488,13 +487,13 @@ def _play_range(rules: Rules, job: Job, start: int, stop: int):
         return acc
     macc = MatchAccumulator(len(rules.sides(players)))
     for j in range(start, stop):
-        macc.add(_play_match(rules, players, seed, j, makers, target))
+        macc.add(play_match(rules, players, seed, j, makers, target))
     return macc
 
 
 def seat_makers(bots: Sequence[str], players: int) -> list:
     """The bot constructor of each seat: `bots` repeated round the table."""
-    return [BOTS[bots[s % len(bots)]] for s in range(players)]
+    return [bot_maker(bots[s % len(bots)]) for s in range(players)]
 
 
 def deal_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[Hand, tuple[int, int, int, int], list]:
@@ -514,7 +513,8 @@ def _play_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[H
     return hand, opening
 
 
-def _play_match(rules: Rules, players: int, seed: int, j: int, makers, target: int) -> Match:
+def play_match(rules: Rules, players: int, seed: int, j: int, makers, target: int) -> Match:
+    """Match `j` of a seeded run, played to its end (`escoba diff` plays the same matches)."""
     match = Match(
         rules, players, dealer=j % players, target=target, seed=derive_seed(seed, "match", j, "deal"), record=False
     )

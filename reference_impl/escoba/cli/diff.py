@@ -25,12 +25,26 @@ Three views of two rulesets A and B (bundled ids or files):
    changes. Hands that cannot be replayed under B (a move B forbids, a different opening
    table, deal or turn order) are counted with the first reason;
 3. each ruleset on its own from the same seeds: mean points per hand per category,
-   escobas per hand, hands per match and match wins, with 95% intervals; differences
-   whose intervals overlap are reported as within noise.
+   escobas per hand, the dealer's side's hand wins, hands per match and match wins, with
+   95% intervals; each difference B − A is measured pair by pair (hand i under A against
+   hand i under B, match j against match j), with an interval on the difference and
+   McNemar's test for who wins.
+
+The headline differences (all points, escobas, the dealer's side's wins per hand, hands
+per match) close the report: resolved when the paired interval excludes zero (a
+difference is shown) or lies within a stated size (any difference is smaller). With
+--until-resolved the hands are played in batches (the first of --batch hands, then
+doubling) until every headline is resolved or --max-hands is reached; the intervals are
+widened for the planned number of looks, so they keep 95% coverage wherever it stops.
+
+Bots: random, greedy (one move ahead, by the ruleset's own scoring) or search:PLAYOUTS
+(information-set Monte Carlo tree search; search:0.5s is a time budget, not
+reproducible), one for all seats or one per seat, repeated round the table.
 
 Hand i is dealt and played exactly as `escoba simulate` plays its hand i; --jobs J gives
-the numbers of --jobs 1. --hands 0 shows the rules only. The exit status is 0 whether or
-not the rulesets differ; 2 for a bad argument or a missing ruleset, 1 for an invalid one."""
+the numbers of --jobs 1, and batches change nothing. --hands 0 shows the rules only. The
+exit status is 0 whether or not the rulesets differ; 2 for a bad argument or a missing
+ruleset, 1 for an invalid one."""
 EPILOG = """\
 examples:
   escoba diff da sv                                     2,000 hands, 2 players, random bots
@@ -39,10 +53,18 @@ examples:
   escoba diff da spec/house/escoba-doble.yaml --plot doble.png
   escoba diff fr spec/house/no-opening-escoba.yaml --hands 0   the rules only
   escoba diff da sv --transcript conformance/cases/generated/da.2p.1.json
-  escoba diff base de --bots greedy --format json       for tools"""
+  escoba diff base de --bots greedy --format json       for tools
+  escoba diff da spec/house/escoba-doble.yaml --until-resolved
+  escoba diff da spec/house/escoba-doble.yaml --bots search:200 --until-resolved --jobs 2"""
 
 DEFAULT_HANDS = 2000
 MATCH_SHARE = 40  # one match per this many hands: a match is 6 to 9 hands, so matches cost a fifth of the hands
+RESOLVE_MATCH_SHARE = 10  # --until-resolved: hands per match is a headline, so matches get more of the work
+DEFAULT_MAX_HANDS = 20_000
+SEARCH_MAX_HANDS = 200  # with a search bot a hand takes seconds: the default bound keeps a run to minutes
+DEFAULT_BATCH = 500
+SEARCH_BATCH = 50
+PROGRESS_AFTER = 1000  # hands (or any search bot): shorter runs finish before a bar is worth drawing
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +78,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="players at the table (default 2 if both rulesets allow it)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
     parser.add_argument("--bots", default="random", metavar="NAME[,NAME…]",
-                        help="bot per seat, repeated round the table (default random)")  # fmt: skip
+                        help="random, greedy or search:PLAYOUTS; one for all seats or one per seat, repeated round "
+                             "the table (default random)")  # fmt: skip
+    parser.add_argument("--until-resolved", action="store_true",
+                        help="play in batches until every headline difference is resolved, or --max-hands")  # fmt: skip
+    parser.add_argument("--max-hands", type=int, metavar="N",
+                        help=f"with --until-resolved: at most N hands (default {DEFAULT_MAX_HANDS:,}; "
+                             f"{SEARCH_MAX_HANDS} with a search bot)")  # fmt: skip
+    parser.add_argument("--batch", type=int, metavar="N",
+                        help=f"with --until-resolved: hands in the first batch (default {DEFAULT_BATCH}; "
+                             f"{SEARCH_BATCH} with a search bot)")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes; 0 = one per CPU (default 1)")
     parser.add_argument("--transcript", metavar="FILE",
                         help="rescore the hands of golden transcript cases (a case file or a folder) instead of bot games")  # fmt: skip
@@ -94,29 +125,44 @@ def run(args: argparse.Namespace) -> int:
 def build(args: argparse.Namespace) -> Any:
     """The report for parsed arguments (tests call this directly)."""
     from escoba.diff.compare_sim import Simulated, compare
+    from escoba.diff.paired import Resolution, verdicts
     from escoba.diff.report import Games, Report
     from escoba.diff.rescore import Replayer
     from escoba.diff.runner import Job, replay
-    from escoba.diff.runner import run as run_hands
     from escoba.diff.structural import diff_rulesets
     from escoba.rules import load_resolved
     from escoba.rules.compile import compile_rules
-    from escoba.simulate import Stats
+    from escoba.simulate import Z95, MatchStats, Stats
 
     resolved_a, resolved_b = load_resolved(args.a), load_resolved(args.b)
     structural = diff_rulesets(resolved_a, resolved_b)
+    until = getattr(args, "until_resolved", False)
     if args.hands < 0:
         raise UsageError(f"--hands must be 0 or more, got {args.hands}")
-    if args.hands == 0 and args.transcript is None:
+    if not until and (getattr(args, "max_hands", None) is not None or getattr(args, "batch", None) is not None):
+        raise UsageError("--max-hands and --batch go with --until-resolved")
+    if args.hands == 0 and args.transcript is None and not until:
         return Report(structural, None, None, None)
     rules_a, rules_b = compile_rules(resolved_a.doc), compile_rules(resolved_b.doc)
     players, bots, jobs = _arguments(rules_a, rules_b, args)
-    matches = args.matches if args.matches is not None else (max(1, args.hands // MATCH_SHARE) if args.hands else 0)
-    if matches < 0:
-        raise UsageError(f"--matches must be 0 or more, got {matches}")
     job = Job(resolved_a.doc, resolved_b.doc, players, args.seed, bots)
+    if until:
+        part, resolution = _until_resolved(job, args, jobs, (rules_a, rules_b))
+        hands_played, matches = resolution.hands, resolution.matches
+    else:
+        matches = args.matches if args.matches is not None else (max(1, args.hands // MATCH_SHARE) if args.hands else 0)
+        if matches < 0:
+            raise UsageError(f"--matches must be 0 or more, got {matches}")
+        hands_played = args.hands
+        part = None
+        if args.hands:
+            with _progress(bots, args.hands, "hands") as progress:
+                part = _run(job, args.hands, jobs, progress, (rules_a, rules_b), matches)
+        resolution = None
+        if part is not None:
+            resolution = Resolution(False, (args.hands,), 1, Z95, args.hands, matches,
+                                    verdicts(part.paired, part.paired_matches, Z95))  # fmt: skip
 
-    part = run_hands(job, args.hands, jobs, rules=(rules_a, rules_b), matches=matches) if args.hands else None
     rescored = Replayer(rules_a, rules_b, players).shortcut
     if args.transcript is not None:
         hands = _transcript_hands(args.transcript, rules_a, args.players)
@@ -127,26 +173,90 @@ def build(args: argparse.Namespace) -> Any:
     else:
         assert part is not None
         tally = part.tally
-        games = Games("bots", args.hands, players, args.seed, bots, None, rescored)
+        games = Games("bots", hands_played, players, args.seed, bots, None, rescored)
 
     simulation = None
     if part is not None:
+        target_a, target_b = rules_a.match_target, rules_b.match_target
         sim_a = Simulated(
             Stats.from_accumulator(rules_a, players, args.seed, bots, part.acc_a),
             part.totals_a,
-            part.matches_a,
+            MatchStats.from_accumulator(rules_a, players, args.seed, bots, target_a, part.matches_a) if matches else None,
         )
         if part.acc_b is not None:
+            assert part.matches_b is not None
             sim_b = Simulated(
                 Stats.from_accumulator(rules_b, players, args.seed, bots, part.acc_b),
                 part.totals_b,
-                part.matches_b,
+                MatchStats.from_accumulator(rules_b, players, args.seed, bots, target_b, part.matches_b) if matches else None,
             )
         else:
             counts = ", ".join(map(str, rules_b.player_counts))
             sim_b = Simulated(None, None, None, f"{rules_b.id} is played by {counts} players, not {players}")
-        simulation = compare(args.hands, matches, args.seed, players, bots, sim_a, sim_b)
-    return Report(structural, games, tally, simulation)
+        z = resolution.z if resolution is not None else Z95
+        simulation = compare(hands_played, matches, args.seed, players, bots, sim_a, sim_b, part.paired,
+                             part.paired_matches if matches else None, z)  # fmt: skip
+    return Report(structural, games, tally, simulation, resolution)
+
+
+def _run(job: Any, hands: int, jobs: int, progress: Any, rules: Any, matches: int, **more: Any) -> Any:
+    from escoba.diff.runner import run
+
+    return run(job, hands, jobs, progress, rules=rules, matches=matches, **more)
+
+
+def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -> tuple[Any, Any]:
+    """Batches of hands (and matches) until every headline difference is resolved."""
+    from escoba.diff.paired import Resolution, schedule, verdicts, z_for
+    from escoba.diff.runner import new_pool
+
+    search = any(b.startswith("search") for b in job.bots)
+    if args.matches is not None:
+        raise UsageError(f"--matches does not go with --until-resolved (matches grow with the hands, one per {RESOLVE_MATCH_SHARE})")
+    most = args.max_hands if args.max_hands is not None else (SEARCH_MAX_HANDS if search else DEFAULT_MAX_HANDS)
+    first = args.batch if args.batch is not None else (SEARCH_BATCH if search else DEFAULT_BATCH)
+    if most < 2:
+        raise UsageError(f"--max-hands must be at least 2, got {most}")
+    if first < 2:
+        raise UsageError(f"--batch must be at least 2, got {first}")
+    looks = schedule(first, most)
+    z = z_for(len(looks))
+    part = None
+    done_hands = done_matches = 0
+    taken = 0
+    found: tuple[Any, ...] = ()
+    pool = new_pool(job, jobs)
+    try:
+        for k, hands in enumerate(looks, 1):
+            matches = max(1, hands // RESOLVE_MATCH_SHARE)
+            with _progress(job.bots, hands - done_hands, f"hands, look {k} of at most {len(looks)}", always=True) as progress:
+                batch = _run(job, hands, jobs, progress, rules, matches, start=done_hands, match_start=done_matches, pool=pool)
+            part = batch if part is None else part.merge(batch)
+            done_hands, done_matches, taken = hands, matches, k
+            found = verdicts(part.paired, part.paired_matches, z)
+            if all(v.resolved for v in found):
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return part, Resolution(True, tuple(looks), taken, z, done_hands, done_matches, found)
+
+
+class _progress:
+    """A progress bar on stderr for runs long enough to want one (drawn only on a terminal)."""
+
+    def __init__(self, bots: Any, hands: int, unit: str, always: bool = False):
+        from escoba.cli.simulate import progress_bar
+
+        search = any(b.startswith("search") for b in bots)
+        self.bar = progress_bar(sys.stderr, unit) if always or search or hands >= PROGRESS_AFTER else None
+
+    def __enter__(self) -> Any:
+        return self.bar
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _arguments(rules_a: Any, rules_b: Any, args: argparse.Namespace) -> tuple[int, tuple[str, ...], int]:

@@ -209,7 +209,7 @@ class Game:
         out: TextIO = sys.stdout,
         color: bool = False,
     ):
-        from escoba.engine.bots import BOTS
+        from escoba.engine.bots import bot_maker
         from escoba.engine.match import Match
         from escoba.simulate import derive_seed
 
@@ -227,7 +227,7 @@ class Game:
         first = 0 if auto else 1
         self.bot_names = {s: bots[(s - first) % len(bots)] for s in range(first, players)}
         self.bots: dict[int, Callable] = {
-            s: BOTS[name](derive_seed(seed, "play", "seat", s)) for s, name in self.bot_names.items()
+            s: bot_maker(name)(derive_seed(seed, "play", "seat", s)) for s, name in self.bot_names.items()
         }
         self.sides = rules.sides(players)
 

@@ -89,7 +89,8 @@ def check_arguments(rules: Any, players: int | None, bots: str, jobs: int) -> tu
 
     Shared with `escoba play`, which takes the same --players and --bots.
     """
-    from escoba.engine.bots import BOTS
+    from escoba.engine.bots import bot_maker
+    from escoba.errors import EscobaError
 
     counts = rules.player_counts
     if players is None:
@@ -98,9 +99,10 @@ def check_arguments(rules: Any, players: int | None, bots: str, jobs: int) -> tu
         raise UsageError(f"{rules.id} is played by {_join(counts)} players, not {players}")
     names = tuple(b.strip() for b in bots.split(","))
     for name in names:
-        if name not in BOTS:
-            shown = repr(name) if name else "an empty name"
-            raise UsageError(f"unknown bot {shown} in --bots; known bots: {', '.join(BOTS)}")
+        try:
+            bot_maker(name, " in --bots")
+        except EscobaError as error:
+            raise UsageError(str(error)) from None
     if jobs < 0:
         raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {jobs}")
     return players, names, jobs or (os.cpu_count() or 1)

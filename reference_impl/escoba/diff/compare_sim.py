@@ -2,8 +2,9 @@
 
 Hand `i` under A and hand `i` under B start from the same shuffle and the same seeded bots
 (`escoba.simulate`'s seeds), so the difference between the two columns is the rules', not
-the cards'. Every figure is a mean per hand with a 95% confidence interval; two figures whose
-intervals overlap are reported as "within noise" rather than as a difference.
+the cards'. Every figure is a mean per hand with a 95% confidence interval, and every
+difference B − A is measured pair by pair (`escoba.diff.paired`): its interval comes from the
+spread of the per-hand (per-match) differences, and the verdict from that interval alone.
 
 `escoba.simulate` keeps statistics per side. The diff also needs each category's points per
 hand for all sides together (a "most" category gives its point to one side or nobody, so the
@@ -16,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from escoba.diff.paired import Difference, Discordance, PairedHands, PairedMatches, Pairs
 from escoba.engine.hand import Hand
-from escoba.simulate import Estimate, MatchStats, Stats
+from escoba.simulate import Z95, Estimate, MatchStats, Stats
 
 
 @dataclass
@@ -68,16 +70,19 @@ class Totals:
 
 @dataclass(frozen=True)
 class Row:
-    """One compared figure: A's and B's estimates (None where a ruleset has no such thing)."""
+    """One compared figure: A's and B's estimates (None where a ruleset has no such thing) and
+    the paired difference B − A (None when the figure cannot be paired)."""
 
     key: str
     label: str
     a: Estimate | None
     b: Estimate | None
+    difference: Difference | None = None
 
     @property
     def verdict(self) -> str:
-        """`same`, `within noise`, `higher under B`, `lower under B`, `only A`, `only B` or `—`."""
+        """`same`, `within noise`, `higher under B`, `lower under B`, `only A`, `only B` or `—`:
+        from the paired difference's interval when there is one."""
         a, b = self.a, self.b
         if a is None and b is None:
             return "—"
@@ -85,6 +90,8 @@ class Row:
             return "only A"
         if a is None:
             return "only B"
+        if self.difference is not None:
+            return self.difference.direction
         if (a.mean, a.half) == (b.mean, b.half):
             return "same"  # the very same hands scored alike: not even noise
         if a.half is None or b.half is None:
@@ -99,6 +106,7 @@ class Row:
             "label": self.label,
             "a": None if self.a is None else self.a.to_json(),
             "b": None if self.b is None else self.b.to_json(),
+            "difference": None if self.difference is None else self.difference.to_json(),
             "verdict": self.verdict,
         }
 
@@ -122,8 +130,14 @@ class Comparison:
     bots: tuple[str, ...]
     a: Simulated
     b: Simulated
-    per_hand: tuple[Row, ...]  # categories, then total points and escobas
-    per_match: tuple[Row, ...]  # hands per match, then each side's match wins
+    per_hand: tuple[Row, ...]  # categories, then total points, escobas, the dealer's side's wins
+    per_match: tuple[Row, ...]  # hands per match, each side's match wins, the first dealer's side's wins
+    tests: dict[str, Discordance] = field(default_factory=dict)  # McNemar: dealer_wins, first_dealer_wins
+    winner_changed: dict[str, tuple[int, int]] = field(default_factory=dict)  # hands/matches: (changed, pairs)
+    z: float = Z95  # the quantile of the differences' intervals (wider than 1.96 after several looks)
+
+    def row(self, key: str) -> Row | None:
+        return next((r for r in (*self.per_hand, *self.per_match) if r.key == key), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -133,10 +147,14 @@ class Comparison:
             "players": self.players,
             "bots": list(self.bots),
             "confidence": 0.95,
+            "difference_z": self.z,
             "a_unplayable": self.a.reason,
             "b_unplayable": self.b.reason,
             "per_hand": [r.to_json() for r in self.per_hand],
             "per_match": [r.to_json() for r in self.per_match],
+            "paired_tests": {key: t.to_json() for key, t in self.tests.items()},
+            "winner_changed": {key: {"changed": c, "pairs": n, "share": c / n if n else None}
+                               for key, (c, n) in self.winner_changed.items()},
             "sides": {
                 "a": [list(s) for s in self.a.stats.side_seats] if self.a.stats else None,
                 "b": [list(s) for s in self.b.stats.side_seats] if self.b.stats else None,
@@ -144,35 +162,73 @@ class Comparison:
         }
 
 
-def compare(hands: int, matches: int, seed: int, players: int, bots: tuple[str, ...], a: Simulated, b: Simulated) -> Comparison:
-    """Line up A's and B's figures: categories matched by id, A's order first."""
+def compare(
+    hands: int,
+    matches: int,
+    seed: int,
+    players: int,
+    bots: tuple[str, ...],
+    a: Simulated,
+    b: Simulated,
+    paired: PairedHands | None = None,
+    paired_matches: PairedMatches | None = None,
+    z: float = Z95,
+) -> Comparison:
+    """Line up A's and B's figures: categories matched by id, A's order first; differences
+    paired hand by hand and match by match, with intervals at the quantile `z`."""
     cats_a = list(a.totals.categories) if a.totals else []
     cats_b = list(b.totals.categories) if b.totals else []
+
+    def diff(pairs: Pairs | None) -> Difference | None:
+        return None if pairs is None else pairs.difference(z)
+
     rows: list[Row] = []
     for cat in cats_a + [c for c in cats_b if c not in cats_a]:
+        k = paired.categories.index(cat) if paired is not None and cat in paired.categories else None
         rows.append(
             Row(
                 f"points.{cat}",
                 cat,
                 a.totals.estimate(cat) if a.totals and cat in cats_a else None,
                 b.totals.estimate(cat) if b.totals and cat in cats_b else None,
+                diff(paired.points[k]) if paired is not None and k is not None else None,
             )
         )
-    rows.append(Row("points.total", "all points", _opt(a.totals, "total"), _opt(b.totals, "total")))
-    rows.append(Row("escobas", "escobas made", a.stats.escobas if a.stats else None, b.stats.escobas if b.stats else None))
+    rows.append(Row("points.total", "all points", _opt(a.totals, "total"), _opt(b.totals, "total"),
+                    diff(paired.total if paired else None)))  # fmt: skip
+    rows.append(Row("escobas", "escobas made", a.stats.escobas if a.stats else None, b.stats.escobas if b.stats else None,
+                    diff(paired.escobas if paired else None)))  # fmt: skip
+    tests: dict[str, Discordance] = {}
+    changed: dict[str, tuple[int, int]] = {}
+    if paired is not None:
+        w = paired.dealer_wins_pairs
+        rows.append(Row("dealer_wins", "dealer's side wins the hand", _binary(w.n, w.sum_a), _binary(w.n, w.sum_b), diff(w)))
+        tests["dealer_wins"] = paired.dealer_wins
+        changed["hands"] = (paired.winner_changed, paired.total.n)
     per_match: list[Row] = []
-    ma, mb = a.matches, b.matches
+    ma, mb, pm = a.matches, b.matches, paired_matches
     if ma is not None or mb is not None:
         per_match.append(Row("hands_per_match", "hands per match", ma.hands_per_match if ma else None,
-                             mb.hands_per_match if mb else None))  # fmt: skip
+                             mb.hands_per_match if mb else None, diff(pm.hands if pm else None)))  # fmt: skip
         sides = max(len(ma.win_rate) if ma else 0, len(mb.win_rate) if mb else 0)
         for s in range(sides):
             wa = ma.win_rate[s] if ma and s < len(ma.win_rate) else None
             wb = mb.win_rate[s] if mb and s < len(mb.win_rate) else None
-            per_match.append(Row(f"match_wins.{s}", f"side {s} wins", wa, wb))
+            pairs = pm.side_wins[s] if pm is not None and s < len(pm.side_wins) else None
+            per_match.append(Row(f"match_wins.{s}", f"side {s} wins", wa, wb, diff(pairs)))
+        if pm is not None:
+            f = pm.first_dealer_wins_pairs
+            per_match.append(Row("first_dealer_wins", "first dealer's side wins", _binary(f.n, f.sum_a),
+                                 _binary(f.n, f.sum_b), diff(f)))  # fmt: skip
+            tests["first_dealer_wins"] = pm.first_dealer_wins
+            changed["matches"] = (pm.winner_changed, pm.hands.n)
         if (ma and ma.shared) or (mb and mb.shared):
-            per_match.append(Row("match_shared", "shared wins", _share(ma), _share(mb)))
-    return Comparison(hands, matches, seed, players, tuple(bots), a, b, tuple(rows), tuple(per_match))
+            per_match.append(Row("match_shared", "shared wins", _share(ma), _share(mb), diff(pm.shared if pm else None)))
+    return Comparison(hands, matches, seed, players, tuple(bots), a, b, tuple(rows), tuple(per_match), tests, changed, z)
+
+
+def _binary(n: int, yes: int) -> Estimate:
+    return Estimate.from_sums(n, yes, yes)
 
 
 def _opt(totals: Totals | None, what: str) -> Estimate | None:

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from escoba.diff.compare_sim import Comparison, Row
+from escoba.diff.paired import Difference, Pairs, Resolution
 from escoba.diff.points import Citation
 from escoba.diff.rescore import Tally, role_name
 from escoba.diff.structural import StructuralDiff
+from escoba.simulate import Estimate
 
 FORMAT = 1
 
@@ -38,6 +40,7 @@ class Report:
     games: Games | None
     tally: Tally | None
     simulation: Comparison | None
+    resolution: Resolution | None = None
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
@@ -47,13 +50,17 @@ class Report:
             "a": s.a.to_json(),
             "b": s.b.to_json(),
             "structural": s.to_json(),
+            "bots": list(self.games.bots) if self.games is not None and self.games.kind == "bots" else None,
             "rescore": None,
             "simulation": None,
+            "resolution": None,
         }
         if self.games is not None and self.tally is not None:
             out["rescore"] = _rescore_json(self.games, self.tally)
         if self.simulation is not None:
             out["simulation"] = self.simulation.to_json()
+        if self.resolution is not None:
+            out["resolution"] = self.resolution.to_json()
         return out
 
 
@@ -79,6 +86,7 @@ def _rescore_json(games: Games, tally: Tally) -> dict[str, Any]:
                 "a_points_per_hand": _ratio(tally.points_a[k], n),
                 "b_points_per_hand": _ratio(tally.points_b[k], n),
                 "hands_changed": tally.changed[k],
+                "difference": rescore_difference(tally, k).to_json(),
                 "flows": [
                     {"from": role_name(src, tally.sides), "to": role_name(dst, tally.sides), "hands": h, "points": p}
                     for (src, dst), (h, p) in sorted(tally.flows[k].items())
@@ -86,9 +94,20 @@ def _rescore_json(games: Games, tally: Tally) -> dict[str, Any]:
             }
             for k, cat in enumerate(tally.categories)
         ],
-        "total": {"a_points_per_hand": _ratio(tally.total_a, n), "b_points_per_hand": _ratio(tally.total_b, n)},
-        "winner_changed": {"hands": tally.winner_changed, "share": _ratio(tally.winner_changed, n)},
+        "total": {"a_points_per_hand": _ratio(tally.total_a, n), "b_points_per_hand": _ratio(tally.total_b, n),
+                  "difference": rescore_difference(tally, None).to_json()},
+        "winner_changed": {"hands": tally.winner_changed, "share": _ratio(tally.winner_changed, n),
+                           "ci": Estimate.from_sums(n, tally.winner_changed, tally.winner_changed).to_json()["ci95"]},
     }
+
+
+def rescore_difference(tally: Tally, k: int | None) -> Difference:
+    """B − A points per hand on the very same hands (category k, or all points): paired."""
+    if k is None:
+        a, b, sq = tally.total_a, tally.total_b, tally.total_diff_sq
+    else:
+        a, b, sq = tally.points_a[k], tally.points_b[k], tally.diff_sq[k]
+    return Pairs(tally.replayed, a, b, b - a, sq).difference()
 
 
 def _ratio(x: int, n: int) -> float | None:
@@ -135,6 +154,15 @@ def _sources(structural: StructuralDiff) -> list[str]:
 
 def _num(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _diff(d: Difference | None, percent: bool = False) -> str:
+    """A paired difference B − A: `+1.370 ± 0.052`, or in percentage points for shares."""
+    if d is None:
+        return "—"
+    if percent:
+        return f"{100 * d.mean:+.1f}" + ("" if d.half is None else f" ± {100 * d.half:.1f}") + " pts"
+    return f"{d.mean:+.3f}" + ("" if d.half is None else f" ± {d.half:.3f}")
 
 
 def _est(e: Any, percent: bool = False) -> str:
@@ -243,12 +271,14 @@ def _render_rescore(report: Report, out: list[str], heading: Any, para: Any, bla
             if len(flows) > 3:
                 moved += f"; … ({len(flows) - 3} more)"
             changed = f"{tally.changed[k]} ({100 * tally.changed[k] / n:.1f}%)"
-            rows.append([cat, _num(tally.points_a[k] / n), _num(tally.points_b[k] / n), changed, moved or "—"])
-        rows.append(["all points", _num(tally.total_a / n), _num(tally.total_b / n), "", ""])
-        out.append(table(["category", f"{a} pts/hand", f"{b} pts/hand", "hands changed", "points moved"], rows))
+            rows.append([cat, _num(tally.points_a[k] / n), _num(tally.points_b[k] / n),
+                         _diff(rescore_difference(tally, k)), changed, moved or "—"])  # fmt: skip
+        rows.append(["all points", _num(tally.total_a / n), _num(tally.total_b / n), _diff(rescore_difference(tally, None)), "", ""])
+        out.append(table(["category", f"{a} pts/hand", f"{b} pts/hand", "B − A (95%)", "hands changed", "points moved"], rows))
         out.append("\n")
+        share = Estimate.from_sums(n, tally.winner_changed, tally.winner_changed)
         para(f"The hand's winner changes in {tally.winner_changed} of {n} replayed hands "
-             f"({100 * tally.winner_changed / n:.1f}%).")  # fmt: skip
+             f"({_est(share, percent=True)}).")  # fmt: skip
         if not tally.same_sides:
             para(f"{a} and {b} score different sides at {games.players} players (partnerships or not); "
                  "points are compared for all sides together and no flows are given.")  # fmt: skip
@@ -274,23 +304,73 @@ def _render_simulation(report: Report, out: list[str], heading: Any, para: Any, 
     heading("3. Each ruleset on its own, from the same seeds")
     bots = ",".join(sim.bots)
     matches = f" and {sim.matches} matches" if sim.matches else ""
+    level = "95%" if abs(sim.z - 1.96) < 0.01 else f"95% over the planned looks, z = {sim.z:.2f}"
     para(f"{sim.hands} hands{matches} per ruleset, {sim.players} players, {bots} bots, seed {sim.seed}; "
-         "means per hand (all sides together) with 95% intervals; overlapping intervals are within noise.")  # fmt: skip
+         "means per hand (all sides together) with 95% intervals; B − A is paired, hand i under "
+         f"{a} against hand i under {b} (match j against match j), with its interval ({level}).")  # fmt: skip
     for side, name in ((sim.a, a), (sim.b, b)):
         if side.reason:
             para(f"{name} not played: {side.reason}.")
     blank()
-    rows = [[r.label, _est(r.a), _est(r.b), _verdict(r, a, b)] for r in sim.per_hand]
-    out.append(table(["per hand", a, b, "difference"], rows))
+    share = {"dealer_wins", "first_dealer_wins", "match_shared"}
+    rows = [[r.label, _est(r.a, r.key in share), _est(r.b, r.key in share), _diff(r.difference, r.key in share),
+             _verdict(r, a, b)] for r in sim.per_hand]  # fmt: skip
+    out.append(table(["per hand", a, b, "B − A", "difference"], rows))
     out.append("\n")
     if sim.per_match:
         rows = [
             [r.label, _est(r.a, percent=r.key != "hands_per_match"), _est(r.b, percent=r.key != "hands_per_match"),
-             _verdict(r, a, b)]
+             _diff(r.difference, r.key != "hands_per_match"), _verdict(r, a, b)]
             for r in sim.per_match
         ]  # fmt: skip
-        out.append(table(["per match", a, b, "difference"], rows))
+        out.append(table(["per match", a, b, "B − A", "difference"], rows))
         out.append("\n")
+    lines = []
+    for key, what in (("dealer_wins", "hands won by the dealer's side"), ("first_dealer_wins", "matches won by the first dealer's side")):
+        t = sim.tests.get(key)
+        if t is not None and t.n:
+            lines.append(f"{what}: {t.a_only} pairs only under {a}, {t.b_only} only under {b}, "
+                         f"McNemar exact p = {_p(t.p_value())}")  # fmt: skip
+    for key, (changed, pairs) in sim.winner_changed.items():
+        if pairs:
+            unit = "hand" if key == "hands" else "match"
+            lines.append(f"the {unit}'s winner differs in {changed} of {pairs} pairs ({100 * changed / pairs:.1f}%)")
+    if lines:
+        para("Paired: " + "; ".join(lines) + ".")
+        blank()
+    if report.resolution is not None:
+        _render_resolution(report, out, heading, para, blank, table)
+
+
+def _p(p: float) -> str:
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def _render_resolution(report: Report, out: list[str], heading: Any, para: Any, blank: Any, table: Any) -> None:
+    res = report.resolution
+    assert res is not None
+    b = report.structural.b.id
+    heading("Headline differences", 3)
+    rows = []
+    for v in res.verdicts:
+        share = v.headline.unit == "share"
+        size = f"{100 * v.headline.size:.0f} pts" if share else f"{v.headline.size:g} {v.headline.unit}"
+        status = v.status.replace("under B", f"under {b}")
+        if status == "below":
+            status = f"below {size}"
+        rows.append([v.headline.label, _diff(v.difference, share), size, status, "yes" if v.resolved else "no"])
+    out.append(table(["headline", "B − A (paired)", "negligible below", "what the interval shows", "resolved?"], rows))
+    out.append("\n")
+    if res.until_resolved:
+        how = ("every headline resolved" if res.stopped == "resolved"
+               else f"--max-hands reached with {sum(not v.resolved for v in res.verdicts)} not resolved")  # fmt: skip
+        para(f"--until-resolved: {how} after {res.hands:,} hands and {res.matches:,} matches "
+             f"(look {res.taken} of at most {len(res.looks)}, at {', '.join(f'{n:,}' for n in res.looks)} hands; "
+             f"intervals widened for {len(res.looks)} looks, z = {res.z:.2f}).")  # fmt: skip
+    else:
+        para("A headline is resolved when its paired interval excludes zero, or lies within ± the size below "
+             "which it is negligible; --until-resolved plays on until each one is.")  # fmt: skip
+    blank()
 
 
 def _verdict(row: Row, a: str, b: str) -> str:

@@ -278,16 +278,18 @@ class Tally:
     points_a: list[int] = field(default_factory=list)  # per category: all sides together
     points_b: list[int] = field(default_factory=list)
     changed: list[int] = field(default_factory=list)  # hands in which the category's award changed
+    diff_sq: list[int] = field(default_factory=list)  # per category: sum over hands of (B's points − A's)²
     flows: list[dict[tuple[int, int], list[int]]] = field(default_factory=list)  # (from, to) -> [hands, points]; -1 nobody
     total_a: int = 0
     total_b: int = 0
+    total_diff_sq: int = 0
     winner_changed: int = 0
     failures: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.categories)
-        for name in ("points_a", "points_b", "changed"):
+        for name in ("points_a", "points_b", "changed", "diff_sq"):
             if not getattr(self, name):
                 setattr(self, name, [0] * n)
         if not self.flows:
@@ -314,6 +316,7 @@ class Tally:
             ta, tb = sum(pa or ()), sum(pb or ())
             self.points_a[k] += ta
             self.points_b[k] += tb
+            self.diff_sq[k] += (tb - ta) ** 2
             if not self.same_sides:
                 if ta != tb:
                     self.changed[k] += 1
@@ -333,6 +336,7 @@ class Tally:
         assert points_a is not None and points_b is not None and sides_b is not None  # both were scored
         self.total_a += sum(points_a)
         self.total_b += sum(points_b)
+        self.total_diff_sq += (sum(points_b) - sum(points_a)) ** 2
         if _winner_changed(_winner(points_a, a_hand.side_of), _winner(points_b, sides_b)):
             self.winner_changed += 1
 
@@ -345,12 +349,14 @@ class Tally:
             self.points_a[k] += other.points_a[k]
             self.points_b[k] += other.points_b[k]
             self.changed[k] += other.changed[k]
+            self.diff_sq[k] += other.diff_sq[k]
             for key, (hands, points) in other.flows[k].items():
                 cell = self.flows[k].setdefault(key, [0, 0])
                 cell[0] += hands
                 cell[1] += points
         self.total_a += other.total_a
         self.total_b += other.total_b
+        self.total_diff_sq += other.total_diff_sq
         self.winner_changed += other.winner_changed
         for kind, count in other.failures.items():
             self.failures[kind] = self.failures.get(kind, 0) + count

@@ -10,9 +10,14 @@ deck order deals the same cards under both (`table_first` too), and the bots loo
 cards and the capture target, B's own game from the same seeds *is* A's game, move for move;
 B's hand `i` is then A's hand rescored, not played a second time.
 
-Matches (hands per match, match wins) come from `escoba.simulate.simulate_matches`, run inside
-the same pool of workers as the hand chunks, so that both rulesets' matches and the hands share
-the processes instead of waiting for one another.
+Match j is played under A and under B from the same seeds, exactly as
+`escoba.simulate.simulate_matches` plays its match j, in chunks in the same pool of workers as
+the hands. Each pair of hands and each pair of matches also goes into the paired sums
+(`escoba.diff.paired`): the differences are measured pair by pair.
+
+`run` plays the hands `start … stop-1` and the matches `match_start … match_stop-1`, so that
+`--until-resolved` can play on in batches and merge them: batch boundaries change nothing, since
+hand i and match j depend only on the seed and their index.
 
 Determinism: each chunk returns integer sums; chunks are merged in index order, so `jobs=J`
 gives exactly the figures of `jobs=1`.
@@ -26,15 +31,18 @@ from types import SimpleNamespace
 from typing import Any
 
 from escoba.diff.compare_sim import Totals
+from escoba.diff.paired import HandResult, MatchResult, PairedHands, PairedMatches
 from escoba.diff.rescore import Played, Replayer, Tally, new_tally, record
 from escoba.engine.hand import Hand
 from escoba.rules.compile import Rules, compile_rules
-from escoba.simulate import Accumulator, MatchStats, deal_hand, seat_makers, simulate_matches
+from escoba.simulate import Accumulator, MatchAccumulator, deal_hand, play_match, seat_makers
 
 CHUNK = 500
+MATCH_CHUNK = 50
+SEARCH_CHUNK = 2  # hands per unit of work when a search bot plays (seconds each): a live progress bar
 # Bots whose choices depend only on the legal moves, the cards and the capture target, never on
 # how piles are scored: with them, two play-equivalent rulesets play the very same game.
-SCORING_BLIND = frozenset({"random", "greedy"})
+SCORING_BLIND = frozenset({"random"})
 
 Progress = Callable[[int, int], None]
 
@@ -48,16 +56,25 @@ class Part:
     totals_a: Totals
     acc_b: Accumulator | None
     totals_b: Totals | None
-    matches_a: MatchStats | None = None
-    matches_b: MatchStats | None = None
+    paired: PairedHands | None
+    matches_a: MatchAccumulator
+    matches_b: MatchAccumulator | None
+    paired_matches: PairedMatches | None
 
     def merge(self, other: Part) -> Part:
         self.tally.merge(other.tally)
         self.acc_a.merge(other.acc_a)
         self.totals_a.merge(other.totals_a)
+        self.matches_a.merge(other.matches_a)
         if self.acc_b is not None and other.acc_b is not None and self.totals_b is not None and other.totals_b is not None:
             self.acc_b.merge(other.acc_b)
             self.totals_b.merge(other.totals_b)
+        if self.paired is not None and other.paired is not None:
+            self.paired.merge(other.paired)
+        if self.matches_b is not None and other.matches_b is not None:
+            self.matches_b.merge(other.matches_b)
+        if self.paired_matches is not None and other.paired_matches is not None:
+            self.paired_matches.merge(other.paired_matches)
         return self
 
 
@@ -92,12 +109,19 @@ class _Context:
         a, b, players = self.a, self.b, self.job.players
         acc_b = Accumulator(tuple(c.id for c in b.categories), len(b.sides(players))) if self.b_plays else None
         totals_b = Totals(tuple(c.id for c in b.categories)) if self.b_plays else None
+        common = tuple(c.id for c in a.categories if c.id in {d.id for d in b.categories})
         return Part(
             new_tally(a, b, players),
             Accumulator(tuple(c.id for c in a.categories), len(a.sides(players))),
             Totals(tuple(c.id for c in a.categories)),
             acc_b,
             totals_b,
+            PairedHands(common) if self.b_plays else None,
+            MatchAccumulator(len(a.sides(players))),
+            MatchAccumulator(len(b.sides(players))) if self.b_plays else None,
+            PairedMatches(len(a.sides(players)) if self.b_plays and a.sides(players) == b.sides(players) else 0)
+            if self.b_plays
+            else None,
         )
 
     def play(self, rules: Rules, i: int) -> tuple[Hand, tuple[int, int, int, int], Played]:
@@ -109,6 +133,7 @@ class _Context:
 
     def chunk(self, start: int, stop: int) -> Part:
         part = self.empty()
+        dealers = self.job.players
         for i in range(start, stop):
             hand, opening, played = self.play(self.a, i)
             part.acc_a.add(hand, opening)
@@ -116,19 +141,41 @@ class _Context:
             outcome = self.replayer.replay(played)
             part.tally.add(played, outcome)
             if self.same_game:
-                hand_b: Any = SimpleNamespace(scores=outcome.scores, points=outcome.points, escobas=hand.escobas)
+                hand_b: Any = SimpleNamespace(scores=outcome.scores, points=outcome.points, escobas=hand.escobas,
+                                              side_of=self.replayer.b_side_of)  # fmt: skip
                 part.acc_b.add(hand_b, opening)  # type: ignore[union-attr]
                 part.totals_b.add(hand_b)  # type: ignore[union-attr]
             elif self.b_plays:
                 hand_b, opening_b, _ = self.play(self.b, i)
                 part.acc_b.add(hand_b, opening_b)  # type: ignore[union-attr]
                 part.totals_b.add(hand_b)  # type: ignore[union-attr]
+            if part.paired is not None:
+                dealer = i % dealers  # as deal_hand deals hand i
+                part.paired.add(
+                    HandResult.of(hand.scores, hand.points, hand.escobas, hand.side_of, dealer),  # type: ignore[arg-type]
+                    HandResult.of(hand_b.scores, hand_b.points, hand_b.escobas, hand_b.side_of, dealer),
+                )
         return part
 
-    def matches(self, which: str, count: int) -> MatchStats:
+    def match_chunk(self, start: int, stop: int) -> Part:
+        """Matches `start … stop-1` under A and under B, from the same seeds."""
+        part = self.empty()
         job = self.job
-        rules = self.a if which == "a" else self.b
-        return simulate_matches(rules, count, job.players, job.seed, job.bots, jobs=1)
+        makers = seat_makers(job.bots, job.players)
+        sides_a, sides_b = self.a.sides(job.players), self.b.sides(job.players) if self.b_plays else ()
+        for j in range(start, stop):
+            match_a = play_match(self.a, job.players, job.seed, j, makers, self.a.match_target)
+            part.matches_a.add(match_a)
+            if self.b_plays:
+                match_b = play_match(self.b, job.players, job.seed, j, makers, self.b.match_target)
+                part.matches_b.add(match_b)  # type: ignore[union-attr]
+                first = j % job.players  # as simulate_matches deals match j first
+                part.paired_matches.add(MatchResult.of(match_a, sides_a, first), MatchResult.of(match_b, sides_b, first))  # type: ignore[union-attr]
+        return part
+
+    def task(self, task: tuple[str, int, int]) -> Part:
+        kind, start, stop = task
+        return self.chunk(start, stop) if kind == "hands" else self.match_chunk(start, stop)
 
     def replay_all(self, hands: Iterable[Played]) -> Tally:
         tally = new_tally(self.a, self.b, self.job.players)
@@ -144,50 +191,71 @@ def run(
     progress: Progress | None = None,
     rules: tuple[Rules, Rules] | None = None,
     matches: int = 0,
+    *,
+    start: int = 0,
+    match_start: int = 0,
+    pool: Any = None,
 ) -> Part:
-    """Hands `0 … hands-1` under A (replayed under B) and under B, and `matches` matches of each."""
-    chunks = [(start, min(start + CHUNK, hands)) for start in range(0, hands, CHUNK)]
-    results: list[Part | None] = [None] * len(chunks)
-    played: dict[str, MatchStats] = {}
-    which = ["a", "b"] if matches else []
+    """Hands `start … hands-1` under A (replayed under B) and under B, and matches
+    `match_start … matches-1` of each. `progress(done, total)` counts hands, a match weighing as
+    much as `MATCH_WEIGHT` hands. `pool`: an executor already started with `_init(job)`
+    (`--until-resolved` keeps one for all its batches); else one is made for this run."""
+    size = SEARCH_CHUNK if any(b.startswith("search") for b in job.bots) else CHUNK
+    msize = max(1, size // 10) if size == SEARCH_CHUNK else MATCH_CHUNK
+    tasks: list[tuple[str, int, int]] = [("hands", lo, min(lo + size, hands)) for lo in range(start, hands, size)]
+    tasks += [("matches", lo, min(lo + msize, matches)) for lo in range(match_start, matches, msize)]
+    if not tasks:
+        raise ValueError("nothing to play")
+    # Matches first: a match is several hands, best started while the hand chunks fill the gaps.
+    tasks.sort(key=lambda t: t[0] != "matches")
+    weight = {"hands": 1, "matches": MATCH_WEIGHT}
+    total = sum(weight[kind] * (hi - lo) for kind, lo, hi in tasks)
+    results: list[Part | None] = [None] * len(tasks)
     done = 0
-    if jobs <= 1 or len(chunks) + len(which) <= 1:
+    if pool is None and (jobs <= 1 or len(tasks) <= 1):
         context = _Context(job, *(rules or (None, None)))
-        for k, (start, stop) in enumerate(chunks):
-            results[k] = context.chunk(start, stop)
-            done += stop - start
+        for k, task in enumerate(tasks):
+            results[k] = context.task(task)
+            done += weight[task[0]] * (task[2] - task[1])
             if progress is not None:
-                progress(done, hands)
-        if "b" in which and not context.b_plays:
-            which.remove("b")
-        for side in which:
-            played[side] = context.matches(side, matches)
+                progress(done, total)
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        rules_b = rules[1] if rules else compile_rules(job.doc_b)
-        if job.players not in rules_b.player_counts:
-            which = [w for w in which if w != "b"]
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(job,)) as pool:
-            # Matches first: each is one long task, best started while the chunks fill the gaps.
-            futures: dict[Any, Any] = {pool.submit(_matches, side, matches): side for side in which}
-            futures.update({pool.submit(_chunk, start, stop): k for k, (start, stop) in enumerate(chunks)})
+        own = pool is None
+        executor = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(job,)) if own else pool
+        try:
+            futures = {executor.submit(_task, task): k for k, task in enumerate(tasks)}
             for future in as_completed(futures):
-                key = futures[future]
-                if isinstance(key, str):
-                    played[key] = future.result()
-                    continue
-                results[key] = future.result()
-                done += chunks[key][1] - chunks[key][0]
+                k = futures[future]
+                results[k] = future.result()
+                done += weight[tasks[k][0]] * (tasks[k][2] - tasks[k][1])
                 if progress is not None:
-                    progress(done, hands)
-    total = results[0]
-    assert total is not None
-    for part in results[1:]:  # in index order: the merge does not depend on which chunk finished first
+                    progress(done, total)
+        finally:
+            if own:
+                executor.shutdown(cancel_futures=True)
+    # In the order of the indices: the merge does not depend on which chunk finished first.
+    order = sorted(range(len(tasks)), key=lambda k: (tasks[k][0], tasks[k][1]))
+    merged = results[order[0]]
+    assert merged is not None
+    for k in order[1:]:
+        part = results[k]
         assert part is not None
-        total.merge(part)
-    total.matches_a, total.matches_b = played.get("a"), played.get("b")
-    return total
+        merged.merge(part)
+    return merged
+
+
+MATCH_WEIGHT = 7  # a match is 6 to 9 hands: its share of the progress bar
+
+
+def new_pool(job: Job, jobs: int) -> Any:
+    """A pool of `jobs` workers ready for `run(..., pool=...)`; None when one process will do."""
+    if jobs <= 1:
+        return None
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(job,))
 
 
 def replay(job: Job, hands: Sequence[Played], rules: tuple[Rules, Rules]) -> Tally:
@@ -203,11 +271,6 @@ def _init(job: Job) -> None:
     _worker = _Context(job)
 
 
-def _chunk(start: int, stop: int) -> Part:
+def _task(task: tuple[str, int, int]) -> Part:
     assert _worker is not None
-    return _worker.chunk(start, stop)
-
-
-def _matches(which: str, count: int) -> MatchStats:
-    assert _worker is not None
-    return _worker.matches(which, count)
+    return _worker.task(task)

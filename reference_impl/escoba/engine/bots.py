@@ -1,13 +1,32 @@
-"""Bots: a random player and a greedy one. A seeded bot is deterministic."""
+"""Bots: random, greedy and search. A seeded bot is deterministic.
+
+A bot is a function `bot(hand) -> Move` for the seat whose turn it is. The greedy and search
+bots look only at `hand.view(seat)`, what that seat may know (docs/bots.md), and they know the
+game only through the compiled ruleset: capture values and target, the deal, and the scoring
+categories (through `escoba.engine.worth`). No rank, suit or card is named here, so a house rule
+with a category of its own is played as well as a regional ruleset.
+
+Bots are named by a spec: `random`, `greedy`, `search:PLAYOUTS` (`search:200`) or
+`search:SECONDSs` (`search:0.5s`, a time budget: not reproducible). `bot_maker(spec)` gives the
+constructor `seed -> bot` that `escoba simulate` and `escoba diff` call once per hand and seat.
+"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cached_property
+from math import comb
 
 from escoba.engine.hand import Hand, Move
+from escoba.engine.view import View
+from escoba.engine.worth import Worth, worth_of
+from escoba.errors import EscobaError
 
 Bot = Callable[[Hand], Move]
+BotMaker = Callable[[int | None], Bot]
+
+PLACE_COST = 0.25  # share of a placed card's worth counted as lost: a card on the table can be taken later
 
 
 def random_bot(seed: int | None = None) -> Bot:
@@ -21,46 +40,177 @@ def random_bot(seed: int | None = None) -> Bot:
 
 
 def greedy_bot(seed: int | None = None) -> Bot:
-    """Prefers an escoba, then the velo, then coins and sevens, then the most cards; when it
-    cannot capture it leaves the table as far from the target as it can. Ties break at random."""
+    """One ply deep, by the ruleset's own scoring: each move is worth what it captures (each
+    card's and an escoba's worth under the ruleset's categories, `escoba.engine.worth`) less
+    what the next player can be expected to capture from the table it leaves, given the cards
+    that player may hold (the seat's unseen cards, or the hand itself when hands are open).
+    Ties break at random."""
     rng = random.Random(seed)
+
+    def choose(hand: Hand, seat: int) -> Move:
+        judge = Judge(hand.view(seat), worth_of(hand.rules, hand.sides))
+        return max(hand.legal_moves(), key=lambda m: (judge.move(m), rng.random()))
+
+    return thinking(choose)
+
+
+def thinking(choose: Callable[[Hand, int], Move]) -> Bot:
+    """A bot that calls `choose(hand, seat)` only when there is a choice to make."""
 
     def play(hand: Hand) -> Move:
         moves = hand.legal_moves()
-        deck, rules = hand.rules.deck, hand.rules
-        coins, sevens = deck.scoring_suit, _seven_rank(deck)
-        velo = next((c for c in deck.cards if deck.suit[c] == coins and deck.rank[c] == sevens), None)
-        table_total = sum(deck.value[c] for c in hand.table)
-
-        def worth(move: Move) -> tuple:
-            taken = (move.card, *move.take)
-            if move.take:
-                escoba = len(move.take) == len(hand.table)
-                return (
-                    1,
-                    escoba,
-                    velo in taken,
-                    sum(deck.suit[c] == coins for c in taken) + sum(deck.rank[c] == sevens for c in taken),
-                    len(taken),
-                    rng.random(),
-                )
-            left = table_total + deck.value[move.card]
-            # Keep coins and sevens in hand; leave a table an opponent cannot sweep in one card
-            # (by any capture kind: the target with the card, or the card's own value).
-            sweepable = any((rules.finder.target - left if kind == "target" else left) in deck.rank_values
-                            for kind, _ in rules.capture_kinds)
-            return (0, not sweepable, -(deck.suit[move.card] == coins), -(deck.rank[move.card] == sevens), rng.random())
-
-        return max(moves, key=worth)
+        if len(moves) == 1:
+            return moves[0]
+        seat = hand.to_play
+        assert seat is not None
+        return choose(hand, seat)
 
     return play
 
 
-def _seven_rank(deck) -> int:
+class Judge:
+    """Scores moves for the seat to play, from its view only."""
+
+    def __init__(self, view: View, worth: Worth):
+        self.view, self.worth = view, worth
+        rules = view.rules
+        self.rules, self.finder = rules, rules.finder
+        self.next_seat, self.next_cards, self.next_known = _next_player(view)
+        sides = rules.sides(view.players)
+        side_of = {seat: s for s, seats in enumerate(sides) for seat in seats}
+        self.next_is_partner = self.next_seat is not None and side_of[self.next_seat] == side_of[view.seat]
+        self.last_play = view.stock_size == 0 and sum(view.hand_sizes) == 1
+        self.unseen = view.unseen
+
+    def move(self, move: Move) -> float:
+        card, take = move
+        table = self.view.table
+        if take:
+            gain = self.capture(card, take, len(take) == len(table), self.last_play)
+            left = [c for c in table if c not in take]
+        else:
+            gain = -PLACE_COST * self.worth.card[card]
+            left = [*table, card]
+        if self.next_seat is None or not left:
+            return gain
+        reply = self.expected_reply(left)
+        return gain + reply if self.next_is_partner else gain - reply
+
+    def capture(self, card: int, take: tuple[int, ...], sweeps: bool, last_play: bool) -> float:
+        worth, rules = self.worth, self.rules
+        gain = worth.card[card] + sum(worth.card[c] for c in take)
+        counts = rules.escoba_on_last_play or not last_play
+        if sweeps and counts and (rules.joker_escobas_score or not any(self.finder.is_joker[c] for c in (card, *take))):
+            gain += worth.escoba
+        return gain
+
+    def best_capture(self, card: int, table: list[int]) -> float:
+        best = 0.0
+        for take in self.finder.captures(card, table):
+            best = max(best, self.capture(card, take, len(take) == len(table), False))
+        return best
+
+    def expected_reply(self, table: list[int]) -> float:
+        """What the next player can be expected to capture from `table` with one card."""
+        if self.next_known is not None:  # open hands: the very cards
+            return max((self.best_capture(c, table) for c in self.next_known), default=0.0)
+        gains = sorted((g for g in self.reply_gains(table) if g > 0), reverse=True)
+        return sum(g * w for g, w in zip(gains, self.best_is_kth))
+
+    @cached_property
+    def best_is_kth(self) -> list[float]:
+        """The chance that the k-th best of the unseen cards is the best one the next player
+        holds: a uniform draw of h of the n unseen cards misses the k-1 better ones with
+        probability C(n-k+1, h) / C(n, h) and then holds the k-th."""
+        n, h = len(self.unseen), self.next_cards
+        if h == 0 or n == 0:
+            return []
+        total = comb(n, h)
+        none = [comb(n - k, h) / total for k in range(n + 1)]
+        return [none[k - 1] - none[k] for k in range(1, n + 1)]
+
+    def reply_gains(self, table: list[int]) -> list[float]:
+        """The best capture each unseen card would make on `table` (0 when it takes nothing)."""
+        finder = self.finder
+        if finder.has_jokers or not finder.simple:
+            return [self.best_capture(c, table) for c in self.unseen]
+        # Without jokers, with the one capture kind, a capture depends on the card's value
+        # only: one look per value.
+        card_worth, escoba, value, target = self.worth.card, self.worth.escoba, finder.value, finder.target
+        sums = finder.sums(table)
+        best_take: dict[int, float | None] = {}
+        gains = []
+        for c in self.unseen:
+            v = value[c]
+            if v not in best_take:
+                takes = sums.get(target - v) if target > v else None
+                best_take[v] = None if not takes else max(
+                    sum(card_worth[t] for t in take) + (escoba if len(take) == len(table) else 0.0) for take in takes
+                )
+            taken = best_take[v]
+            gains.append(0.0 if taken is None else card_worth[c] + taken)
+        return gains
+
+
+def _next_player(view: View) -> tuple[int | None, int, tuple[int, ...] | None]:
+    """After this seat plays one card: who plays next, how many cards they hold, and those
+    cards when the seat can see them (None: hidden). (None, 0, None) when the hand ends."""
+    rules, n = view.rules, view.players
+    sizes = list(view.hand_sizes)
+    sizes[view.seat] -= 1
+    if any(sizes):
+        nxt = (view.seat + rules.direction) % n
+        while not sizes[nxt]:
+            nxt = (nxt + rules.direction) % n
+        return nxt, sizes[nxt], view.hands[nxt]
+    if view.stock_size == 0:
+        return None, 0, None
+    leader = (view.dealer + rules.leader_offset) % n
+    dealt = min(rules.hand_size, view.stock_size // n) or 1
+    return leader, dealt, None
+
+
+# --------------------------------------------------------------------------- specs
+def search_bot_spec(spec: str, where: str = "") -> tuple[int | None, float | None]:
+    """(playouts, seconds) of a `search:…` spec; EscobaError for a malformed one."""
+    budget = spec.split(":", 1)[1] if ":" in spec else ""
     try:
-        return deck.rank_ids.index("7")
+        if budget.endswith("ms"):
+            seconds = float(budget[:-2]) / 1000
+        elif budget.endswith("s"):
+            seconds = float(budget[:-1])
+        else:
+            playouts = int(budget)
+            if not 1 <= playouts <= 1_000_000:
+                raise ValueError
+            return playouts, None
+        if not 0 < seconds <= 600:
+            raise ValueError
+        return None, seconds
     except ValueError:
-        return -1
+        raise EscobaError(
+            f"bad search budget {budget!r} in {spec!r}{where}: a number of playouts from 1 to 1,000,000 (search:200) "
+            "or a time such as search:0.5s or search:300ms"
+        ) from None
 
 
-BOTS: dict[str, Callable[[int | None], Bot]] = {"random": random_bot, "greedy": greedy_bot}
+def bot_maker(spec: str, where: str = "") -> BotMaker:
+    """The constructor `seed -> bot` of a bot spec; EscobaError naming the known bots otherwise
+    (`where` says where the spec was written, e.g. " in --bots")."""
+    name = spec.split(":", 1)[0]
+    if name == "search":
+        playouts, seconds = search_bot_spec(spec, where)
+        from escoba.engine.search import search_bot
+
+        def make(seed: int | None) -> Bot:
+            return search_bot(seed, playouts=playouts, seconds=seconds)
+
+        return make
+    if name in BOTS and ":" not in spec:
+        return BOTS[name]
+    shown = repr(spec) if spec else "an empty name"
+    raise EscobaError(f"unknown bot {shown}{where}; known bots: {', '.join(BOT_SPECS)}")
+
+
+BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot}
+BOT_SPECS = ("random", "greedy", "search:PLAYOUTS")

@@ -385,6 +385,11 @@ class Hand:
         return [code[c] for c in cards]
 
     @property
+    def stock_size(self) -> int:
+        """How many cards are still to be dealt."""
+        return len(self._stock) - self._next
+
+    @property
     def stock(self) -> list[int]:
         """The cards not yet dealt, top first."""
         return self._stock[self._next :]
@@ -461,6 +466,7 @@ class Hand:
         record: bool = True,
         round: int = 0,
         captures: list[list[Capture]] | None = None,
+        check: bool = True,
     ) -> Hand:
         """A hand in play from its parts (the lists are taken, not copied): what `from_json`
         and `View.determinize` build. Raises `DeckError` unless every card is somewhere once."""
@@ -489,9 +495,10 @@ class Hand:
         self._legal = None
         self.scores = None
         self.points = points
-        everything = sorted(stock + table + set_aside + [c for cards in (*hands, *piles) for c in cards])
-        if everything != list(rules.deck.cards):
-            raise DeckError("the snapshot does not hold every card of the deck exactly once")
+        if check:
+            everything = sorted(stock + table + set_aside + [c for cards in (*hands, *piles) for c in cards])
+            if everything != list(rules.deck.cards):
+                raise DeckError("the snapshot does not hold every card of the deck exactly once")
         if to_play is None and points is not None:
             self.scores = score_hand(rules, piles, escobas, self.history())
         return self
@@ -505,6 +512,9 @@ class Hand:
         """A full hand consistent with what `seat` knows, the cards it cannot see dealt at
         random (each such deal equally likely)."""
         return view_of(self, seat).determinize(rng, record=record)
+
+    def __deepcopy__(self, memo: dict) -> Hand:
+        return self.clone()  # OpenSpiel clones a state by deep-copying its attributes
 
     def clone(self) -> Hand:
         """An independent copy of the state, cheap enough for a search to make thousands.

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from escoba.engine.history import Capture
@@ -72,7 +73,7 @@ class View:
         assert own is not None
         return own
 
-    @property
+    @cached_property
     def unseen(self) -> tuple[int, ...]:
         """The cards this seat cannot see: hidden hands and the stock, in deck order."""
         seen = set(self.table)
@@ -162,6 +163,7 @@ class View:
             record=record,
             round=self.round,
             captures=None if self.captures is None else [list(mine) for mine in self.captures],
+            check=False,  # every card is placed once by construction (tests/test_view.py checks)
         )
 
 
@@ -182,7 +184,7 @@ def view_of(hand: Hand, seat: int) -> View:
         piles=tuple(tuple(sorted(p)) for p in hand.piles),
         escobas=tuple(hand.escobas),
         set_aside=tuple(sorted(hand.set_aside)),
-        stock_size=len(hand._stock) - hand._next,
+        stock_size=hand.stock_size,
         last_capturer=hand.last_capturer,
         plays=hand.plays,
         points=None if hand.points is None else tuple(hand.points),

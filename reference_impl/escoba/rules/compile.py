@@ -75,9 +75,32 @@ class Rules:
     # it and passes it to the measures. Decided here, once, so other rulesets pay nothing.
     needs_history: bool = False
 
+    def __deepcopy__(self, memo: dict) -> Rules:
+        return self  # compiled once and never changed: a copy of a state shares its rules
+
+    def __reduce__(self) -> tuple:
+        # Compiled measures are closures, which do not pickle: a pickled Rules is its resolved
+        # document, compiled again where it is loaded (once per process and document).
+        return (rules_from_document, (dict(self.doc),))
+
     def sides(self, players: int) -> tuple[tuple[int, ...], ...]:
         """The scoring units at this table: partnerships if the ruleset has them, else seats."""
         return self.partnerships.get(players) or tuple((seat,) for seat in range(players))
+
+
+_from_documents: dict[str, Rules] = {}
+
+
+def rules_from_document(doc: Mapping[str, Any]) -> Rules:
+    """`compile_rules`, cached by the document's content (what unpickling a `Rules` calls)."""
+    import json
+
+    key = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
+    if key not in _from_documents:
+        if len(_from_documents) > 64:
+            _from_documents.clear()
+        _from_documents[key] = compile_rules(doc)
+    return _from_documents[key]
 
 
 def compile_rules(doc: Mapping[str, Any]) -> Rules:

@@ -99,14 +99,14 @@ PERFT_PLAN: tuple[PerftSpec, ...] = (
 def play_game(spec: dict) -> dict:
     """Deal from the seed and let the bots play: the case's hands."""
     import escoba
-    from escoba.engine.bots import BOTS
+    from escoba.engine.bots import bot_maker
     from escoba.engine.hand import Hand, shuffled_decks
     from escoba.notation import format_move
 
     rules = escoba.load_ruleset(spec["ruleset"])
     seed = spec["generator"]["seed"]
     hand = Hand(rules, spec["players"], spec["dealer"], shuffled_decks(rules, random.Random(seed)), record=False)
-    bots = [BOTS[name](seed + seat) for seat, name in enumerate(spec["generator"]["bots"])]
+    bots = [bot_maker(name)(seed + seat) for seat, name in enumerate(spec["generator"]["bots"])]
     moves = []
     while not hand.is_over:
         assert hand.to_play is not None

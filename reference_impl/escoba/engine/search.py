@@ -1,0 +1,220 @@
+"""An information-set Monte Carlo tree search bot (single-observer ISMCTS with UCT).
+
+Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search" (IEEE TCIAIG, 2012):
+the tree belongs to the seat that must move and is built over moves, not states. Each playout
+
+1. determinizes: deals the cards this seat cannot see at random, consistently with what it
+   sees (`View.determinize`): the search never looks at the real hidden cards;
+2. walks down the tree by UCT, among the moves legal in *this* determinization (a move's
+   `avail` counts how often it could have been chosen, which stands in for the parent's visits
+   in its exploration term: "subset-armed" bandits);
+3. adds one new move, then plays the hand out;
+4. scores the hand with the ruleset's own scoring and credits every move on the path with the
+   lead of the side that made it (its points minus the mean of the other sides').
+
+The move played is the one tried most often at the root. The budget is a number of playouts
+(reproducible: the same seed and budget give the same move) or a time (not reproducible).
+
+Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
+by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
+random with `playout="random"`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+
+from escoba.engine.bots import Judge, thinking
+from escoba.engine.hand import Hand, Move
+from escoba.engine.worth import Worth, worth_of
+
+EXPLORATION = 0.7  # UCT constant, in units of the spread of the leads seen so far
+POOL = 32  # determinizations per decision at most (fewer for small budgets)
+PRIOR = 8  # playouts' worth of weight given to the greedy judgement of a root move
+
+
+class Node:
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.children: dict[Move, Node] = {}
+
+
+def search_bot(
+    seed: int | None = None, *, playouts: int | None = 200, seconds: float | None = None, playout: str = "greedy"
+) -> Callable[[Hand], Move]:
+    """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move."""
+    if playouts is None and seconds is None:
+        raise ValueError("a search needs a budget: playouts or seconds")
+    rng = random.Random(seed)
+    return thinking(lambda hand, seat: search(hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout))
+
+
+def search(
+    hand: Hand,
+    seat: int,
+    rng: random.Random,
+    *,
+    playouts: int | None = 200,
+    seconds: float | None = None,
+    playout: str = "greedy",
+) -> Move:
+    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only."""
+    view = hand.view(seat)
+    rules = hand.rules
+    side_of = hand.side_of
+    sides = hand.sides
+    worth = worth_of(rules, sides)
+    prefer = _preference(worth) if playout == "greedy" else None
+    finish = _greedy_playout(prefer) if prefer is not None else _random_playout(rng)
+    evaluate = _evaluator(worth, side_of, sides)
+    root = Node()
+    # The greedy bot's judgement of each move is the prior: a move's value is its playouts'
+    # mean lead shrunk towards it, as if it were PRIOR playouts' worth of evidence. Small
+    # budgets play about as greedy does; large ones overrule it where the playouts disagree.
+    judge = Judge(view, worth)
+    prior = {m: judge.move(m) for m in hand.legal_moves()}
+    base = evaluate(hand)[side_of[seat]]  # the lead now: root values are gains from here
+    pool = POOL if playouts is None else max(4, min(POOL, playouts // 8))
+    worlds: list[Hand] = []
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    # Running mean and spread of the leads, so that the exploration term has the rewards' scale.
+    count, mean, m2 = 0, 0.0, 0.0
+    done = 0
+    while True:
+        if playouts is not None and done >= playouts:
+            break
+        if deadline is not None and done and time.perf_counter() >= deadline:
+            break
+        # A pool of worlds, visited in turn: every move is judged in the same few deals of the
+        # unseen cards (common random numbers), so differences between moves are not luck.
+        if len(worlds) < pool:
+            worlds.append(view.determinize(rng))
+        state = worlds[done % pool].clone()
+        done += 1
+        stock = state.stock_size
+        node = root
+        path: list[tuple[Node, int]] = []
+        spread = math.sqrt(m2 / (count - 1)) if count > 1 else 1.0
+        c = EXPLORATION * max(spread, 0.25)
+        while state.to_play is not None:
+            mover = side_of[state.to_play]
+            legal = state.legal_moves()
+            children = node.children
+            untried = [m for m in legal if m not in children]
+            for m in legal:
+                child = children.get(m)
+                if child is not None:
+                    child.avail += 1
+            if untried and node is root:  # the greedy judge's favourite first
+                move = max(untried, key=lambda m: prior.get(m, -math.inf))
+            elif untried:  # the move the playout policy likes best: replies are not random guesses
+                move = prefer(state, untried) if prefer is not None else untried[rng.randrange(len(untried))]
+            if untried:
+                child = children[move] = Node()
+                child.avail = 1
+                state.apply(move)
+                path.append((child, mover))
+                break
+            best, best_score = None, -math.inf
+            for m in legal:
+                child = children[m]
+                if node is root:
+                    value = (child.total - base * child.visits + PRIOR * prior[m]) / (child.visits + PRIOR)
+                else:
+                    value = child.total / child.visits
+                score = value + c * math.sqrt(math.log(child.avail) / child.visits)
+                if score > best_score:
+                    best, best_score = m, score
+            assert best is not None
+            node = children[best]
+            state.apply(best)
+            path.append((node, mover))
+        finish(state, stock)
+        leads = evaluate(state)
+        for child, mover in path:
+            child.visits += 1
+            child.total += leads[mover]
+        lead = leads[side_of[seat]]
+        count += 1
+        delta = lead - mean
+        mean += delta / count
+        m2 += delta * (lead - mean)
+
+    def judged(m: Move) -> float:
+        child = root.children.get(m)
+        n, total = (child.visits, child.total - base * child.visits) if child is not None else (0, 0.0)
+        return (total + PRIOR * prior[m]) / (n + PRIOR)
+
+    return max(hand.legal_moves(), key=judged)
+
+
+def _evaluator(worth: Worth, side_of: list[int], sides: int) -> Callable[[Hand], list[float]]:
+    """Each side's lead: the real one when the hand is over, else the worth of what it has
+    captured (half a card's worth: `Worth.card` counts a card won *and* denied)."""
+    card_worth, escoba = worth.card, worth.escoba
+
+    def leads(values: list[float]) -> list[float]:
+        if sides == 1:
+            return values
+        total = sum(values)
+        return [v - (total - v) / (sides - 1) for v in values]
+
+    def evaluate(state: Hand) -> list[float]:
+        if state.points is not None:
+            return leads([float(p) for p in state.points])
+        return leads([sum(card_worth[c] for c in pile) / 2 + escoba * e for pile, e in zip(state.piles, state.escobas)])
+
+    return evaluate
+
+
+def _random_playout(rng: random.Random) -> Callable[[Hand, int], None]:
+    def finish(state: Hand, stock: int) -> None:
+        while state.to_play is not None and not _past_horizon(state, stock):
+            moves = state.legal_moves()
+            state.apply(moves[rng.randrange(len(moves))])
+
+    return finish
+
+
+def _past_horizon(state: Hand, stock: int) -> bool:
+    """Playouts stop once the next round has been dealt and its leader has played: what
+    follows depends mostly on cards nobody has seen, which only adds noise."""
+    return state.stock_size < stock and sum(map(len, state.hands)) < state.players * state.rules.hand_size
+
+
+def _preference(worth: Worth) -> Callable[[Hand, list[Move]], Move]:
+    """The light greedy policy: the capture worth most under the ruleset's scoring (an escoba
+    included), else placing the card worth least."""
+    card_worth, escoba = worth.card, worth.escoba
+
+    def prefer(state: Hand, moves: list[Move]) -> Move:
+        table = len(state.table)
+        best, best_gain = moves[0], -math.inf
+        for m in moves:
+            card, take = m
+            if take:
+                gain = card_worth[card] + sum(card_worth[c] for c in take)
+                if len(take) == table:
+                    gain += escoba
+            else:
+                gain = -card_worth[card] - 1000.0
+            if gain > best_gain:
+                best, best_gain = m, gain
+        return best
+
+    return prefer
+
+
+def _greedy_playout(prefer: Callable[[Hand, list[Move]], Move]) -> Callable[[Hand, int], None]:
+    def finish(state: Hand, stock: int) -> None:
+        while state.to_play is not None and not _past_horizon(state, stock):
+            state.apply(prefer(state, state.legal_moves()))
+
+    return finish
