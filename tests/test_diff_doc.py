@@ -25,7 +25,7 @@ def examples() -> list[tuple[str, str, str]]:
 def test_the_document_has_its_examples():
     """docs/diff.md marks its examples (random and search play among them), so the test below checks them."""
     commands = [command for _, command, _ in examples()]
-    assert len(commands) >= 4
+    assert len(commands) >= 3
     assert any("--bots search" in c for c in commands) and any("--bots" not in c for c in commands)
 
 

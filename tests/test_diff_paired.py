@@ -183,3 +183,19 @@ def test_a_long_diff_draws_a_progress_bar_on_a_terminal_and_erases_it(monkeypatc
     monkeypatch.setattr("sys.stderr", pipe)
     assert main(["diff", "da", "sv", "--hands", "2000", "--format", "json"]) == 0
     assert pipe.getvalue() == ""
+
+
+def test_a_yes_no_difference_needs_mcnemar_to_agree():
+    """Three discordant pairs in ten, all one way: the normal interval excludes zero but McNemar's
+    exact test (p = 0.25) does not, so the row says within noise and the headline stays unresolved."""
+    from escoba.diff.compare_sim import Row
+    from escoba.diff.paired import HEADLINES, Verdict, mcnemar
+
+    pairs = Pairs()
+    for a, b in [(0, 1)] * 3 + [(1, 1)] * 7:
+        pairs.add(a, b)
+    assert pairs.difference().direction == "higher under B" and mcnemar(pairs) == pytest.approx(0.25)
+    row = Row("dealer_wins", "dealer's side wins the hand", None, None, pairs.difference(), mcnemar(pairs) < 0.05)
+    assert row.a is None and Row("x", "x", row.difference, row.difference, row.difference, False).verdict == "within noise"
+    dealer = next(h for h in HEADLINES if h.key == "dealer_wins")
+    assert Verdict(dealer, pairs.difference(), exact=False).status == "unresolved"

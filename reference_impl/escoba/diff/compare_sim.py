@@ -15,9 +15,10 @@ keeps those sums beside simulate's `Accumulator`, from the same hands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
-from escoba.diff.paired import Difference, Discordance, PairedHands, PairedMatches, Pairs
+from escoba.diff.paired import Difference, Discordance, PairedHands, PairedMatches, Pairs, mcnemar
 from escoba.engine.hand import Hand
 from escoba.simulate import Z95, Estimate, MatchStats, Stats
 
@@ -78,6 +79,7 @@ class Row:
     a: Estimate | None
     b: Estimate | None
     difference: Difference | None = None
+    exact: bool = True  # False: a yes/no figure whose McNemar test does not reject "no difference"
 
     @property
     def verdict(self) -> str:
@@ -91,7 +93,10 @@ class Row:
         if a is None:
             return "only B"
         if self.difference is not None:
-            return self.difference.direction
+            shown = self.difference.direction
+            if not self.exact and shown in ("higher under B", "lower under B"):
+                return "within noise"  # the normal interval is too kind to a handful of discordant pairs
+            return shown
         if (a.mean, a.half) == (b.mean, b.half):
             return "same"  # the very same hands scored alike: not even noise
         if a.half is None or b.half is None:
@@ -182,6 +187,12 @@ def compare(
     def diff(pairs: Pairs | None) -> Difference | None:
         return None if pairs is None else pairs.difference(z)
 
+    alpha = 2 * (1 - NormalDist().cdf(z))  # the error the intervals allow, for the exact tests
+
+    def agrees(pairs: Pairs | None) -> bool:
+        """For a yes/no figure: does McNemar's exact test also reject "no difference"?"""
+        return pairs is None or mcnemar(pairs) < alpha
+
     rows: list[Row] = []
     for cat in cats_a + [c for c in cats_b if c not in cats_a]:
         k = paired.categories.index(cat) if paired is not None and cat in paired.categories else None
@@ -202,7 +213,8 @@ def compare(
     changed: dict[str, tuple[int, int]] = {}
     if paired is not None:
         w = paired.dealer_wins_pairs
-        rows.append(Row("dealer_wins", "dealer's side wins the hand", _binary(w.n, w.sum_a), _binary(w.n, w.sum_b), diff(w)))
+        rows.append(Row("dealer_wins", "dealer's side wins the hand", _binary(w.n, w.sum_a), _binary(w.n, w.sum_b), diff(w),
+                        agrees(w)))  # fmt: skip
         tests["dealer_wins"] = paired.dealer_wins
         changed["hands"] = (paired.winner_changed, paired.total.n)
     per_match: list[Row] = []
@@ -215,15 +227,16 @@ def compare(
             wa = ma.win_rate[s] if ma and s < len(ma.win_rate) else None
             wb = mb.win_rate[s] if mb and s < len(mb.win_rate) else None
             pairs = pm.side_wins[s] if pm is not None and s < len(pm.side_wins) else None
-            per_match.append(Row(f"match_wins.{s}", f"side {s} wins", wa, wb, diff(pairs)))
+            per_match.append(Row(f"match_wins.{s}", f"side {s} wins", wa, wb, diff(pairs), agrees(pairs)))
         if pm is not None:
             f = pm.first_dealer_wins_pairs
             per_match.append(Row("first_dealer_wins", "first dealer's side wins", _binary(f.n, f.sum_a),
-                                 _binary(f.n, f.sum_b), diff(f)))  # fmt: skip
+                                 _binary(f.n, f.sum_b), diff(f), agrees(f)))  # fmt: skip
             tests["first_dealer_wins"] = pm.first_dealer_wins
             changed["matches"] = (pm.winner_changed, pm.hands.n)
         if (ma and ma.shared) or (mb and mb.shared):
-            per_match.append(Row("match_shared", "shared wins", _share(ma), _share(mb), diff(pm.shared if pm else None)))
+            shared = pm.shared if pm else None
+            per_match.append(Row("match_shared", "shared wins", _share(ma), _share(mb), diff(shared), agrees(shared)))
     return Comparison(hands, matches, seed, players, tuple(bots), a, b, tuple(rows), tuple(per_match), tests, changed, z)
 
 

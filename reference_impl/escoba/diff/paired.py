@@ -292,13 +292,14 @@ HEADLINES = (
 class Verdict:
     headline: Headline
     difference: Difference
+    exact: bool = True  # False: a yes/no headline whose McNemar test does not reject "no difference"
 
     @property
     def status(self) -> str:
         """`higher under B` / `lower under B` (a difference shown), `below SIZE` (shown to be
         smaller than the headline's size), `same` (identical in every pair) or `unresolved`."""
         d = self.difference.direction
-        if d in ("higher under B", "lower under B", "same"):
+        if d == "same" or (d in ("higher under B", "lower under B") and self.exact):
             return d
         if self.difference.below(self.headline.size):
             return "below"
@@ -373,9 +374,16 @@ def verdicts(paired: PairedHands | None, matches: PairedMatches | None, z: float
         "dealer_wins": paired.dealer_wins_pairs,
         "hands_per_match": matches.hands if matches is not None and matches.hands.n else None,
     }
+    alpha = 2 * (1 - NormalDist().cdf(z))
     out = []
     for h in HEADLINES:
         pairs = source[h.key]
         if pairs is not None:
-            out.append(Verdict(h, pairs.difference(z)))
+            out.append(Verdict(h, pairs.difference(z), h.unit != "share" or mcnemar(pairs) < alpha))
     return tuple(out)
+
+
+def mcnemar(pairs: Pairs) -> float:
+    """McNemar's exact p-value for a yes/no figure kept as Pairs of 0s and 1s."""
+    a_only, b_only = (pairs.sum_d2 - pairs.sum_d) // 2, (pairs.sum_d2 + pairs.sum_d) // 2
+    return binomial_two_sided(min(a_only, b_only), a_only + b_only)
