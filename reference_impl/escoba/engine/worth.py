@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from escoba.engine.history import SideHistory
 from escoba.engine.scoring import score_hand
 from escoba.rules.compile import Rules
 
@@ -50,7 +51,10 @@ def worth_of(rules: Rules, sides: int) -> Worth:
 
 
 def _lead(rules: Rules, piles: list[list[int]], escobas: list[int]) -> float:
-    scores = score_hand(rules, piles, escobas)
+    # A random deal has no history of captures: categories that read it (event measures) see
+    # none, so their worth is what the piles alone give them (a known limit of these bots).
+    history = [SideHistory((), False) for _ in piles] if rules.needs_history else None
+    scores = score_hand(rules, piles, escobas, history)
     points = [sum(s.points[side] for s in scores) for side in range(len(piles))]
     return points[0] - sum(points[1:]) / (len(points) - 1)
 
