@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from escoba.cli.main import main
+from escoba.data import data_root
 
 DOC = Path(__file__).parents[1] / "docs" / "diff.md"
 MARK = re.compile(r"<!-- (output|excerpt): escoba (diff [^>]*?) -->\n```[a-z]*\n(.*?)```", re.S)
@@ -30,8 +31,10 @@ def test_the_document_has_its_examples():
 
 
 @pytest.mark.parametrize("kind, command, block", examples(), ids=[c for _, c, _ in examples()])
-def test_an_example_in_docs_diff_md_is_what_the_command_prints(capsys, kind, command, block):
+def test_an_example_in_docs_diff_md_is_what_the_command_prints(capsys, monkeypatch, kind, command, block):
     """The documented output (or excerpt) is exactly what the command prints today."""
+    # Run where the documented paths (spec/…) are, in a checkout or an installed escoba alike.
+    monkeypatch.chdir(data_root())
     assert main(shlex.split(command)) == 0
     out = capsys.readouterr().out
     if kind == "output":

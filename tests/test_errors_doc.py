@@ -631,7 +631,7 @@ EXAMPLES: dict[str, Producer] = {
     "needs players.partnerships:0+2/1+3": conformance(
         twisted(lambda q, r: r, tuple(f for f in reference_features() if not f.startswith("players.partnerships"))), "partnerships.4p.de"
     ),
-    "play 1c x 4d Rd (hand 1, play 2): the engine refused: internal: not today": conformance(fake("refuse", "--after", "1")),
+    "play 1c x 4d 2h Sc (hand 1, play 2): the engine refused: internal: not today": conformance(fake("refuse", "--after", "1")),
     "play: the engine exited with status 3 before answering": conformance(fake("exit", "--after", "2")),
     "start: no reply within 1 s": conformance(fake("hang")),
     # ---- protocol failures

@@ -214,11 +214,12 @@ def test_conformance_page_shows_the_mutants_first_divergence(site, browser):
 
 
 def test_diff_page_draws_its_charts(site, browser):
-    """The da → sv page has the three views and its four charts drawn as SVG."""
+    """The da → sv page has the three views and its five charts drawn as SVG, the paired differences among them."""
     page = _page(browser, [])
     page.goto(file_url(site / "diffs" / "da-vs-sv.html"))
     for section in ("#rules", "#rescore", "#simulation"):
         assert page.locator(section).is_visible()
-    assert page.locator("svg.chart").count() == 4
+    # points, winners, intervals, matches, and the paired B − A chart that escoba diff now reports
+    assert page.locator("svg.chart").count() == 5
     assert page.locator("svg.chart rect.a").count() > 3
     assert "primera" in page.locator("#rules").inner_text()
