@@ -13,8 +13,9 @@ import pytest
 import escoba
 from escoba.cli.main import main
 from escoba.diff import runner
-from escoba.diff.rescore import Replayer, deal_plan, order_for
+from escoba.diff.rescore import Replayer
 from escoba.diff.structural import diff_rulesets
+from escoba.engine.deal import deal_plan, order_for
 from escoba.rules import load_resolved
 from escoba.simulate import simulate
 

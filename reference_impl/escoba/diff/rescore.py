@@ -24,81 +24,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from escoba.engine.deal import Deal, deal_plan, order_for
 from escoba.engine.hand import DeckError, Hand, Move
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.errors import EscobaError, IllegalMoveError
 from escoba.rules.compile import Rules
 
 MAX_EXAMPLES = 5  # failed replays quoted per reason
-
-
-# --------------------------------------------------------------------------- the deal
-@dataclass(frozen=True)
-class Deal:
-    """What a deck order deals: the table as turned up, and each round's cards per seat."""
-
-    table: tuple[int, ...]
-    rounds: tuple[tuple[tuple[int, ...], ...], ...]
-
-
-def _seats(rules: Rules, players: int, dealer: int) -> list[int]:
-    leader = (dealer + rules.leader_offset) % players
-    return [(leader + rules.direction * i) % players for i in range(players)]
-
-
-def deal_plan(rules: Rules, players: int, dealer: int, order: Sequence[int]) -> Deal:
-    """The deal of `order` under `rules` (docs/architecture.md, "Deal order")."""
-    seats = _seats(rules, players, dealer)
-    size = rules.hand_size
-    pos = 0
-    rounds: list[tuple[tuple[int, ...], ...]] = []
-    table: tuple[int, ...] = ()
-
-    def deal_round() -> None:
-        nonlocal pos
-        hands: list[list[int]] = [[] for _ in range(players)]
-        left = len(order) - pos
-        if left >= size * players:
-            for seat in seats:
-                hands[seat] = list(order[pos : pos + size])
-                pos += size
-        else:  # a short last round, one card at a time from the leader
-            for i in range(left):
-                hands[seats[i % players]].append(order[pos])
-                pos += 1
-        rounds.append(tuple(tuple(h) for h in hands))
-
-    if rules.table_first:
-        table, pos = tuple(order[: rules.table_size]), rules.table_size
-        deal_round()
-    else:
-        deal_round()
-        table = tuple(order[pos : pos + rules.table_size])
-        pos += rules.table_size
-    while pos < len(order):
-        deal_round()
-    return Deal(table, tuple(rounds))
-
-
-def order_for(rules: Rules, players: int, dealer: int, deal: Deal) -> list[int]:
-    """A deck order that deals `deal` under `rules` (check it with `deal_plan`)."""
-    seats = _seats(rules, players, dealer)
-    rounds: list[list[int]] = []
-    for hands in deal.rounds:
-        sizes = {len(hands[s]) for s in seats}
-        if len(sizes) == 1:
-            rounds.append([c for s in seats for c in hands[s]])
-        else:  # a short round: interleave as a one-card-at-a-time deal would
-            queues = [list(hands[s]) for s in seats]
-            cards: list[int] = []
-            while any(queues):
-                for q in queues:
-                    if q:
-                        cards.append(q.pop(0))
-            rounds.append(cards)
-    first = rounds[0] if rounds else []
-    head = list(deal.table) + first if rules.table_first else first + list(deal.table)
-    return head + [c for r in rounds[1:] for c in r]
 
 
 # --------------------------------------------------------------------------- one hand
@@ -201,7 +133,11 @@ class Replayer:
             return Outcome(scores, _points(scores, len(a_hand.piles)), self.b_side_of)
         b, deck = self.b, self.b.deck
         order = order_for(b, played.players, played.dealer, played.deal)
-        if deal_plan(b, played.players, played.dealer, order) != played.deal:
+        try:
+            same_deal = deal_plan(b, played.players, played.dealer, order) == played.deal
+        except EscobaError as error:  # e.g. a stock B cannot deal in whole rounds
+            return Outcome(None, None, None, "deal", f"the deal differs: {error}")
+        if not same_deal:
             return Outcome(None, None, None, "deal", _deal_reason(self.a, b))
         try:
             hand = Hand(b, played.players, played.dealer, [order], record=False)

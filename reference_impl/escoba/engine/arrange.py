@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from escoba.engine.deal import Deal, order_for
 from escoba.errors import EscobaError
 from escoba.rules.compile import Rules
 
@@ -30,19 +31,14 @@ def arrange_deck(
     """
     deck = rules.deck
 
-    def ints(cards: Cards) -> list[int]:
-        return [c if isinstance(c, int) else deck.card(c) for c in cards]
+    def ints(cards: Cards) -> tuple[int, ...]:
+        return tuple(c if isinstance(c, int) else deck.card(c) for c in cards)
 
-    leader = (dealer + rules.leader_offset) % players
-    order_of_seats = [(leader + rules.direction * i) % players for i in range(players)]
-    dealt_rounds = []
     for k, hands in enumerate(rounds):
         if len(hands) != players:
             raise EscobaError(f"round {k + 1} gives {len(hands)} hands for {players} players")
-        dealt_rounds.append([c for seat in order_of_seats for c in ints(hands[seat])])
-    first = dealt_rounds[0] if dealt_rounds else []
-    head = ints(table) + first if rules.table_first else first + ints(table)
-    order = head + [c for r in dealt_rounds[1:] for c in r] + ints(rest)
+    deal = Deal(ints(table), tuple(tuple(ints(h) for h in hands) for hands in rounds))
+    order = order_for(rules, players, dealer, deal) + list(ints(rest))
     if len(set(order)) != len(order):
         raise EscobaError("a card is dealt twice")
     named = set(order)

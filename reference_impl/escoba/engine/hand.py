@@ -12,9 +12,10 @@ simulations use.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from escoba.engine.deal import TABLE, deal_round, dealing_order, first_deal_steps, leader
 from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.engine.view import View, view_of
@@ -70,7 +71,8 @@ class Hand:
         for side, seats in enumerate(sides):
             for seat in seats:
                 self.side_of[seat] = side
-        self.leader = (dealer + rules.leader_offset) % players
+        self.leader = leader(rules, players, dealer)
+        self._seats = dealing_order(rules, players, dealer)
         self.events: list[dict] | None = [] if record else None
         self._decks = iter(decks) if decks is not None else shuffled_decks(rules, random.Random(seed))
         self.deck_orders: list[list[int]] = []
@@ -99,12 +101,11 @@ class Hand:
             self._take_deck()
             if self.events is not None:  # not even built when not recording: simulations deal millions
                 self._emit({"event": "hand_start", "dealer": self.dealer, "leader": self.leader, "players": self.players})
-            if rules.table_first:
-                self._deal_table()
-                self._deal_round()
-            else:
-                self._deal_round()
-                self._deal_table()
+            for step in first_deal_steps(rules):
+                if step == TABLE:
+                    self._deal_table()
+                else:
+                    self._deal_round()
             if self._opening():
                 self.to_play = self.leader
                 return
@@ -133,23 +134,9 @@ class Hand:
         if self.events is not None:
             self._emit({"event": "table", "cards": self._codes(self.table)})
 
-    def _seats_from_leader(self) -> list[int]:
-        step, n = self.rules.direction, self.players
-        return [(self.leader + step * i) % n for i in range(n)]
-
     def _deal_round(self) -> None:
         self.round += 1
-        rules, order = self.rules, self._seats_from_leader()
-        left = len(self._stock) - self._next
-        if left >= rules.hand_size * self.players:
-            for seat in order:
-                self.hands[seat] = self._draw(rules.hand_size)
-        elif rules.short_stock == "one_at_a_time":
-            # The last short round goes out a card at a time from the leader (see de-jokers).
-            for i in range(left):
-                self.hands[order[i % self.players]].append(self._draw(1)[0])
-        else:
-            raise EscobaError(f"{left} cards left cannot be dealt in rounds of {rules.hand_size}")
+        self.hands, self._next = deal_round(self.rules, self._stock, self._next, self._seats, self.players)
         if self.events is not None:
             self._emit({"event": "deal", "hands": [self._codes(h) for h in self.hands]})
 
@@ -478,7 +465,8 @@ class Hand:
         for side, seats in enumerate(sides):
             for seat in seats:
                 self.side_of[seat] = side
-        self.leader = (dealer + rules.leader_offset) % players
+        self.leader = leader(rules, players, dealer)
+        self._seats = dealing_order(rules, players, dealer)
         self.events = [] if record else None
         self._decks = iter(())
         self.deck_orders = []
@@ -592,5 +580,3 @@ def _deck_problem(rules: Rules, order: Sequence[int]) -> str:
         parts.append("missing: " + " ".join(missing))
     return f"the deck order is not the {len(deck)}-card deck of {rules.id} ({'; '.join(parts) or 'unknown cards'})"
 
-
-PlayerFn = Callable[[Hand], Move]
