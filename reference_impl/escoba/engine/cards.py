@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from escoba.errors import NotationError
 
@@ -69,7 +70,7 @@ class Deck:
             rank=tuple(rank),
             text=tuple(text),
             code=tuple(code),
-            _lookup=lookup,
+            _lookup=MappingProxyType(lookup),
         )
 
     def __len__(self) -> int:

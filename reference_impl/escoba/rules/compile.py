@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, cast
 
 from escoba.engine.capture import DEFAULT_KINDS, CaptureFinder, Kind
 from escoba.engine.cards import Deck
 from escoba.rules.expr import compile_expression, env_from_deck
+from escoba.rules.frozen import freeze
 
 _TURN = {"counterclockwise": 1, "clockwise": -1}
 _SIDE = {"dealer_right": 1, "dealer_left": -1, "right": 1, "left": -1}
@@ -104,7 +106,8 @@ def rules_from_document(doc: Mapping[str, Any]) -> Rules:
 
 
 def compile_rules(doc: Mapping[str, Any]) -> Rules:
-    """Compile a resolved, validated ruleset document."""
+    """Compile a resolved, validated ruleset document (`Rules.doc` is a frozen copy of it)."""
+    doc = freeze(doc)
     deck_doc = doc["deck"]
     deck = Deck.from_section(deck_doc)
     values = [int(r["value"]) for r in deck_doc["ranks"]]
@@ -128,9 +131,9 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
         deck=deck,
         finder=finder,
         player_counts=tuple(players["counts"]),
-        partnerships={
-            p["players"]: tuple(tuple(side) for side in p["sides"]) for p in players.get("partnerships", [])
-        },
+        partnerships=MappingProxyType(
+            {p["players"]: tuple(tuple(side) for side in p["sides"]) for p in players.get("partnerships", [])}
+        ),
         direction=_TURN[turn["direction"]],
         leader_offset=_SIDE[turn["leader"]],
         next_dealer_offset=_SIDE[turn["next_dealer"]],
