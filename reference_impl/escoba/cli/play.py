@@ -280,14 +280,14 @@ class Game:
                     shown = hand.table if left is None else hand.rules.deck.cards_from(left)
                     table = f"   [table: {self.cards(sorted(shown))}]" if self.auto else ""
                     self.say(f"{self.seat_name(seat)} plays {self.move_text(move)}{self.escoba_note(events)}{table}")
-                    self.show_events(events, skip_play=True)
+                    self.show_events(events)
                     continue
                 move = self.ask(hand, stdin)
                 if move is None:
                     return 0
                 events = self.apply(hand, move)
                 self.say(f"you play {self.move_text(move)}{self.escoba_note(events)}")
-                self.show_events(events, skip_play=True)
+                self.show_events(events)
             for event in match.end_hand():
                 self.show_match_event(event)
             self.score_table(hand)
@@ -433,7 +433,7 @@ class Game:
                 return "  ** escoba! **" if e["scores"] else "  (a sweep with a joker: no escoba point)"
         return ""
 
-    def show_events(self, events: Sequence[dict], skip_play: bool = False) -> None:
+    def show_events(self, events: Sequence[dict]) -> None:
         deck = self.rules.deck
         for e in events:
             kind = e["event"]

@@ -252,9 +252,6 @@ class _Meanings:
 
 
 # --------------------------------------------------------------------------- extraction
-Getter = Callable[[Mapping[str, Any]], Any]
-
-
 @dataclass(frozen=True)
 class _Spec:
     concern: str
@@ -264,8 +261,6 @@ class _Spec:
     text: Callable[[Any, Mapping[str, Any]], str] = lambda v, doc: word(v)
     meaning: Callable[[Any, Mapping[str, Any]], Any] = lambda v, doc: v
     value: Callable[[Mapping[str, Any]], Any] | None = None
-    provenance_key: str | None = None
-    point_key: str | None = None
 
 
 _KIND_SUMS = {"target": "card + taken = target", "card": "taken = card's value"}

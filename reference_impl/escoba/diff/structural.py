@@ -154,16 +154,3 @@ def _concern(key: str) -> str:
         "deck": "deck", "players": "players", "turn": "players", "deal": "deal", "opening_table": "opening",
         "capture": "capture", "leftovers": "leftovers", "scoring": "scoring", "values": "scoring", "match": "match",
     }[section]  # fmt: skip
-
-
-# Points whose difference changes what is played (not only how piles are scored). Rescoring
-# uses this list to know when replaying is the same as rescoring the piles.
-PLAY_KEYS = frozenset(
-    {
-        "deck.suits", "deck.ranks", "deck.jokers", "players.counts", "players.partnerships",
-        "turn.direction", "turn.leader", "deal.hand_size", "deal.table_size", "deal.table_first",
-        "deal.short_stock", "opening_table.trigger", "opening_table.max_groups", "opening_table.action",
-        "opening_table.escobas", "capture.target", "capture.compulsory", "capture.kinds", "capture.escoba_on_last_play",
-        "capture.joker_escobas_score", "leftovers.to", "leftovers.escoba", "leftovers.if_nobody_captured",
-    }
-)  # fmt: skip

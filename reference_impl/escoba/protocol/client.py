@@ -158,10 +158,6 @@ class SubprocessSession:
             raise
 
     # ------------------------------------------------------------------ requests
-    @property
-    def dead(self) -> EngineFailure | None:
-        return self._dead
-
     def request(self, request: Request) -> Reply:
         return next(self.exchange([request]))
 
@@ -360,8 +356,6 @@ class InProcessSession:
         if not isinstance(reply, HelloReply):
             raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
         self.hello = reply
-
-    dead = None
 
     def request(self, request: Request) -> Reply:
         self._next_id += 1
