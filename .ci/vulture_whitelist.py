@@ -2,8 +2,9 @@
 # A name goes here only with its reason; anything else vulture finds is dead code to remove.
 # ruff does not lint this file: it is a list of names, not code that runs.
 
-# Module-level __getattr__: the lazy imports of `escoba` and `escoba.transcript` (PEP 562).
+# Module-level __getattr__ and __dir__: the lazy imports of `escoba` and `escoba.transcript` (PEP 562).
 __getattr__
+__dir__
 
 # Called by name: the reference engine dispatches requests to `_cmd_<cmd>` (protocol/server.py);
 # lark Transformers call the method named after each rule and terminal (rules/expr.py,
@@ -16,8 +17,6 @@ _._cmd_state
 _._cmd_score
 _._cmd_next_hand
 _._cmd_quit
-_.number
-_.none
 _.true
 _.false
 _.arguments
@@ -53,23 +52,17 @@ indentless
 
 # Every mutating method of the frozen ruleset document is assigned the refusal (rules/frozen.py).
 reverse
-kwargs
 
-# Public fields of the library's data objects (docs/architecture.md), read by programs that
-# use escoba, though no module of escoba itself reads them: the deck's per-suit and per-rank
-# forms, the match targets a ruleset offers, a generated case's generator, the accumulator
-# behind simulation statistics (kept so that runs can be merged), and the conformance
-# vocabulary of divergence classes and whether a trace stopped at its first divergence.
+# Public fields of the library's data objects (docs/architecture.md), for programs that use
+# escoba, though nothing here reads them: the deck's per-suit and per-rank forms, the match
+# targets a ruleset offers, a generated case's generator, and the conformance vocabulary of
+# divergence classes (conformance/compare.py), and the header keys of a source excerpt file
+# (rules/sources.py).
 suit_symbols
 suit_ascii
 rank_ascii
 target_options
 generator
-accumulator
 CLASSES
-diverged
-_.diverged
+HEADER_KEYS
 
-# Public functions used by the tests and by programs, not by the package itself.
-_.captures_for
-perft_count

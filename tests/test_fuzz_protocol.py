@@ -96,10 +96,6 @@ class MutatingSession:
             raise EngineCrashed(f"hello refused: {reply}")
         self.hello = reply
 
-    @property
-    def dead(self) -> EngineFailure | None:
-        return self._dead
-
     def request(self, request: Request) -> Reply:
         return next(self.exchange([request]))
 
