@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-expectations", metavar="FILE",
         help="write an expectations file pinning every case that is not a pass (a baseline to commit)",
     )  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10; the handshake waits at least 10)")
     parser.add_argument("--cases-dir", metavar="DIR", help="run the cases in DIR instead of the bundled suite")
     parser.add_argument("--list", action="store_true", help="list the selected cases and their required features; run nothing")
     parser.add_argument(

@@ -10,6 +10,7 @@ The subprocess session expects misbehaviour (the lessons of Bowtie and toml-test
   that keeps stdout open (or a grandchild that hangs) is never left behind;
 - every read and every write has a deadline: an engine that never answers, or never reads
   its input, costs one timeout, not the run;
+- the handshake waits at least `STARTUP_TIMEOUT`, since starting a runtime is not a reply;
 - reply lines are capped (`MAX_LINE`); a 10 MB line is refused after the first MiB;
 - stderr is drained by a thread into a bounded tail, so a flood can never block the engine
   on a full pipe, and the last few KiB are there to show when a case crashes.
@@ -44,6 +45,7 @@ from escoba.protocol.messages import (
 )
 
 DEFAULT_TIMEOUT = 10.0
+STARTUP_TIMEOUT = 10.0  # the handshake waits at least this long: starting a runtime is not a reply
 STDERR_TAIL = 16 * 1024  # bytes of stderr kept for reports
 
 
@@ -149,7 +151,11 @@ class SubprocessSession:
         self._unread: list[dict] = []
         self._stderr = _StderrTail(self.proc.stderr)
         try:
-            reply = self.request(Hello())
+            self.timeout = max(timeout, STARTUP_TIMEOUT)
+            try:
+                reply = self.request(Hello())
+            finally:
+                self.timeout = timeout
             if not isinstance(reply, HelloReply):
                 raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
             self.hello = reply
