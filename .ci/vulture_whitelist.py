@@ -8,7 +8,9 @@ __dir__
 
 # Called by name: the reference engine dispatches requests to `_cmd_<cmd>` (protocol/server.py);
 # lark Transformers call the method named after each rule and terminal (rules/expr.py,
-# notation/__init__.py); the audit renderer calls `_<event>` for each event (transcript/render.py).
+# notation/__init__.py); the audit renderer calls `_<event>` for each event (transcript/render.py);
+# OpenSpiel calls the methods of its Game and State API (openspiel.py), and registering the
+# games is what importing that module is for (GAMES).
 _._cmd_hello
 _._cmd_start
 _._cmd_legal
@@ -39,6 +41,14 @@ _.TAKES
 _.start_move
 _.start_card
 _._hand_start
+_.make_py_observer
+_.chance_outcomes
+_._apply_action
+_._legal_actions
+_._action_to_string
+_.set_from
+_.string_from
+GAMES
 _._deal
 _._escoba
 _._leftovers

@@ -73,10 +73,6 @@ def test_a_seeded_bot_plays_the_same_game_twice(make):
 
 
 # --------------------------------------------------------------------------- what bots may see
-class Peeking(Exception):
-    pass
-
-
 def test_greedy_and_search_never_read_the_hidden_cards():
     """The two bots choose the same move whatever the hidden cards are: they are called on a
     hand whose hidden cards are re-dealt at random, and must answer as on the real one."""

@@ -254,7 +254,7 @@ class _progress:
     def __enter__(self) -> Any:
         return self.bar
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *_exc: Any) -> None:
         if self.bar is not None:
             self.bar.close()
 

@@ -14,7 +14,6 @@ from html import escape
 
 from markupsafe import Markup
 
-ROW = 22
 LABEL_W = 150
 PLOT_W = 420
 RIGHT_W = 70
