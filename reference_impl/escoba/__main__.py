@@ -1,5 +1,3 @@
-import sys
+from escoba.cli.main import entry
 
-from escoba.cli.main import main
-
-sys.exit(main())
+entry()

@@ -447,9 +447,11 @@ def _run(rules: Rules, job: Job, count: int, jobs: int, progress: Progress | Non
             if progress is not None:
                 progress(done, count)
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import as_completed
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_worker_init, initargs=(job,)) as pool:
+        from escoba.processes import worker_pool
+
+        with worker_pool(jobs, len(chunks), _worker_init, (job,)) as pool:
             futures = {pool.submit(_worker_chunk, start, stop): k for k, (start, stop) in enumerate(chunks)}
             for future in as_completed(futures):
                 k = futures[future]

@@ -18,6 +18,12 @@ requests through first (mid-hand), otherwise it strikes at the first `start`. Mo
     stderr-flood    write --flood MB to stderr, then answer correctly (must pass)
     fork-hang       start a child that keeps stdout open and hangs, then exit; the child's pid
                     goes to --pidfile, so a test can check that nothing is left behind
+    setsid-hang     start a process in a session of its own (setsid) whose parent exits at
+                    once, so it is orphaned, out of the engine's process group; then hang.
+                    The engine's and the orphan's pids go to --pidfile
+    stderr-escape   write terminal escape sequences to stderr, then exit (status 3)
+    extra-field     answer with a field the protocol does not have
+    id-true         answer with `"id": true` (Python's True == 1, JSON's true is no id)
     two-players     the reference engine declaring only two-player features
     diverge-exit    list the first legal moves in reverse (a divergence), then exit at the play
                     after --after: the runner must report the divergence, not the later crash
@@ -104,6 +110,34 @@ def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict
             sys.stderr.buffer.write(chunk)
         sys.stderr.buffer.flush()
         return reply
+    if mode == "setsid-hang":
+        read, write = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:  # the orphan: a new session, its parent gone
+                os.close(read)
+                for fd in (0, 1, 2):
+                    os.close(fd)  # holds none of the engine's pipes: only the pid finds it
+                os.write(write, str(os.getpid()).encode())
+                os.close(write)
+                time.sleep(3600)
+                os._exit(0)
+            os._exit(0)
+        os.close(write)
+        orphan = os.read(read, 64).decode()
+        if args.pidfile:
+            with open(args.pidfile + ".tmp", "w") as f:
+                f.write(f"{os.getpid()} {orphan}")
+            os.replace(args.pidfile + ".tmp", args.pidfile)
+        time.sleep(3600)
+    if mode == "stderr-escape":
+        sys.stderr.buffer.write(b"\x1b[2J\x1b]0;owned\x07 the screen is cleared\n")
+        sys.stderr.buffer.flush()
+        sys.exit(3)
+    if mode == "extra-field":
+        return {**reply, "debug": "not in the protocol"}
+    if mode == "id-true":
+        return {**reply, "id": True}
     if mode == "fork-hang":
         pid = os.fork()
         if pid == 0:  # the child keeps the inherited stdout open and never writes

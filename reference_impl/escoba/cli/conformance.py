@@ -7,6 +7,7 @@ import shlex
 import sys
 
 from escoba.cli.main import UsageError, add_format_argument
+from escoba.outputs import check_output_file, write_atomic
 
 HELP = "run the golden cases against an engine (default: the reference engine) and report"
 DESCRIPTION = """\
@@ -77,8 +78,10 @@ def run(args: argparse.Namespace) -> int:
     from escoba.protocol.client import SubprocessSession
     from escoba.rules.registry import bundled_ids, unknown_message
 
-    if args.timeout <= 0:
+    if not args.timeout > 0 or args.timeout == float("inf"):  # `not >`: also refuses nan
         raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    if args.write_expectations:
+        check_output_file(args.write_expectations, "--write-expectations")  # before the run, not after
     if args.engine is not None:
         try:
             argv = shlex.split(args.engine)
@@ -196,8 +199,8 @@ def _write_expectations(path: str, report, engine: str) -> None:
         for r in report.results
         if r.observed != "pass"
     }
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(dump(pins, engine, as_json=path.endswith(".json")))
+    # Whole or not at all: an interrupted or failed write leaves the old baseline as it was.
+    write_atomic(path, dump(pins, engine, as_json=path.endswith(".json")), option="--write-expectations")
 
 
 def _selection(args: argparse.Namespace) -> str:

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.plot:
         try:
-            check_plot()  # before any work: a missing extra should not cost a simulation
+            check_plot(args.plot)  # before any work: a missing extra or a bad file name should not cost a simulation
         except PlotUnavailable as error:
             print(f"escoba diff: {error}", file=sys.stderr)
             return 2
@@ -114,10 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from escoba.diff.report import plot
 
-        try:
-            plot(report, args.plot)
-        except OSError as error:
-            raise UsageError(f"cannot write {args.plot}: {error.strerror or error}") from None
+        plot(report, args.plot)
         print(f"chart written to {args.plot}", file=sys.stderr)
     return 0
 
@@ -225,8 +222,7 @@ def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -
     done_hands = done_matches = 0
     taken = 0
     found: tuple[Any, ...] = ()
-    pool = new_pool(job, jobs)
-    try:
+    with new_pool(job, jobs) as pool:
         for k, hands in enumerate(looks, 1):
             matches = max(1, hands // RESOLVE_MATCH_SHARE)
             with _progress(job.bots, hands - done_hands, f"hands, look {k} of at most {len(looks)}", always=True) as progress:
@@ -236,9 +232,6 @@ def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -
             found = verdicts(part.paired, part.paired_matches, z)
             if all(v.resolved for v in found):
                 break
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
     return part, Resolution(True, tuple(looks), taken, z, done_hands, done_matches, found)
 
 

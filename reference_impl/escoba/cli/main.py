@@ -1,19 +1,23 @@
 """The `escoba` command: argument parsing, dispatch and exit codes.
 
 Exit status: 0 success, 1 a real negative result (an invalid file, a failing case), 2 a usage
-error (bad arguments, a ruleset id or file that does not exist). Errors print as one line each
-on stderr; a traceback is a bug.
+error (bad arguments, a ruleset id or file that does not exist, an output that cannot be
+written), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM or SIGHUP). Errors print as one
+line each on stderr; a traceback is a bug.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
-from escoba import __version__
+from escoba import __version__, processes
 from escoba.errors import EscobaError, UnknownRuleset
+from escoba.outputs import OutputError, tolerate_encoding
 
 # One module per subcommand, each with HELP, DESCRIPTION, EPILOG, add_arguments(parser) and
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.
@@ -27,8 +31,17 @@ class UsageError(EscobaError):
     """Arguments that make no sense together; exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its complaints bounded: a 5,000-digit `--seed` is not echoed whole."""
+
+    def error(self, message: str) -> NoReturn:
+        from escoba.errors import one_line, shorten
+
+        super().error(shorten(one_line(message), 300))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="escoba",
         description="The executable specification of Escoba and its regional rule variants.",
         epilog=(
@@ -41,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"escoba {__version__}")
+    # Shared by every subcommand: where `extends:` may find files besides each file's folder.
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--rules-path", action="append", default=[], metavar="DIR",
+        help="a folder whose rulesets `extends:` may name by path, besides the folder of the file that names them (repeatable)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         try:
@@ -55,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
             description=getattr(module, "DESCRIPTION", module.HELP),
             epilog=getattr(module, "EPILOG", None),
             formatter_class=argparse.RawDescriptionHelpFormatter,
+            parents=[common],
         )
         module.add_arguments(command)
         command.set_defaults(_run=module.run)
@@ -68,22 +88,107 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: Sequence[str] 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        tolerate_encoding(stream)  # cp1252 and the like: ASCII stand-ins, not a traceback
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args._run(args) or 0)
-    except (UsageError, UnknownRuleset) as error:
-        print(f"escoba {args.command}: {error}", file=sys.stderr)
+    if sys.stdout is None:  # started with its standard output closed (`>&-`)
+        print(f"escoba {args.command}: standard output is closed; nothing could be written", file=sys.stderr)
         return 2
-    except EscobaError as error:
-        print(str(error), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    real_stdout = sys.stdout
+    sys.stdout = _Guarded(real_stdout)
+    if args.rules_path:
+        from escoba.rules.resolve import set_rules_path
+
+        set_rules_path(args.rules_path)
+    try:
+        with processes.signals_handled():
+            try:
+                code = int(args._run(args) or 0)
+                sys.stdout.flush()
+                return code
+            except (UsageError, UnknownRuleset, OutputError) as error:
+                print(f"escoba {args.command}: {error}", file=sys.stderr)
+                return 2
+            except EscobaError as error:
+                print(str(error), file=sys.stderr)
+                return 1
+            except (KeyboardInterrupt, processes.Terminated) as stop:
+                print("interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated", file=sys.stderr)
+                return processes.exit_code(stop)
+            except BrokenPipeError:  # the reader went away (`escoba … | head`): nothing more to say
+                _discard_stdout(real_stdout)
+                return 0
+            except _StdoutFailed as failed:
+                _discard_stdout(real_stdout)
+                print(f"escoba {args.command}: cannot write to standard output: {failed}", file=sys.stderr)
+                return 2
+    finally:
+        sys.stdout = real_stdout
+        if args.rules_path:
+            set_rules_path(())
+
+
+class _StdoutFailed(Exception):
+    """Standard output refused a write (a full disk, /dev/full, a closed descriptor)."""
+
+
+class _Guarded:
+    """sys.stdout, with a failed write told apart from the other OSErrors of a command."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as problem:
+            raise _StdoutFailed(problem.strerror or str(problem)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as problem:
+            raise _StdoutFailed(problem.strerror or str(problem)) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _discard_stdout(stream: Any) -> None:
+    """Point the standard output at /dev/null, so that the interpreter's last flush of what
+    could not be written does not print a complaint of its own."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def entry() -> None:
+    """The `escoba` command (and `python -m escoba`): `main`, then exit with its status.
+
+    After a stop signal the process ends at once, once its own cleanup is done (workers and
+    engines killed, files whole): an exception raised by a signal can land inside the standard
+    library's pool machinery and leave a helper thread that the interpreter's own exit would
+    wait for forever."""
+    code = main()
+    if processes.stopped_by() is None:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -144,10 +144,10 @@ def read_move(hand: Any, text: str, names: Sequence[str] | None = None) -> Any:
     names = names or deck.text
     legal = hand.legal_moves()
     text = text.strip()
-    if text.isdigit():
-        k = int(text)
+    if text.isascii() and text.isdigit():  # not '²': int() refuses it, as it refuses 5,000 digits
+        k = int(text) if len(text) <= 6 else 0
         if not 1 <= k <= len(legal):
-            raise EntryError(f"no move number {k}: choose 1 to {len(legal)}")
+            raise EntryError(f"no move number {text if len(text) <= 6 else text[:6] + '…'}: choose 1 to {len(legal)}")
         return legal[k - 1]
     try:
         move = parse_move(text, deck)
@@ -211,12 +211,14 @@ class Game:
     ):
         from escoba.engine.bots import bot_maker
         from escoba.engine.match import Match
+        from escoba.outputs import can_show
         from escoba.simulate import derive_seed
 
         self.rules, self.players, self.seed, self.auto, self.out = rules, players, seed, auto, out
         self.paint = Paint(color)
         deck = rules.deck
-        plain = deck.code if ascii else deck.text
+        # ASCII names where the output cannot show a suit (cp1252, as with Windows redirection).
+        plain = deck.code if ascii or not can_show(out, "".join(deck.suit_symbols)) else deck.text
         self.names = [self.paint.card(name, _suit_symbol(deck, c)) for c, name in enumerate(plain)]
         self.first_dealer = (-rules.leader_offset) % players
         self.played: list[tuple[Any, list[str]]] = []  # each hand dealt and the moves made in it (canonical text)

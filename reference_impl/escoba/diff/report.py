@@ -394,12 +394,36 @@ class PlotUnavailable(Exception):
 PLOT_HINT = "--plot needs matplotlib, which escoba installs only on request: pip install 'escoba[plot]'"
 
 
-def check_plot() -> None:
-    """Raise PlotUnavailable before any work is done if the chart could not be drawn."""
+def check_plot(path: str | None = None) -> None:
+    """Raise PlotUnavailable before any work is done if the chart could not be drawn (no
+    matplotlib), or OutputError if it could not be written to `path` (a format matplotlib does
+    not draw, a missing folder, a folder, a device)."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise PlotUnavailable(PLOT_HINT) from None
+    if path is None:
+        return
+    from pathlib import Path
+
+    from escoba.outputs import OutputError, check_output_file
+
+    formats = _plot_formats()
+    kind = Path(path).suffix[1:].lower()
+    if kind not in formats:
+        what = f"a '.{kind}' file" if kind else "a file without an extension"
+        raise OutputError(f"--plot: cannot draw {what}; name it .png, .svg or .pdf (or {', '.join(sorted(formats))})")
+    check_output_file(path, "--plot")
+
+
+def _plot_formats() -> set[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    return set(FigureCanvasAgg(Figure()).get_supported_filetypes())
 
 
 def plot(report: Report, path: str) -> None:
@@ -445,5 +469,10 @@ def plot(report: Report, path: str) -> None:
     ax.set_title(title, fontsize=10)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    from pathlib import Path
+
+    from escoba.outputs import temporary_path
+
+    with temporary_path(path, option="--plot") as temp:  # whole or not at all
+        fig.savefig(temp, format=Path(path).suffix[1:].lower())
     plt.close(fig)

@@ -25,6 +25,7 @@ gives exactly the figures of `jobs=1`.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -220,11 +221,13 @@ def run(
             if progress is not None:
                 progress(done, total)
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import as_completed
+
+        from escoba.processes import worker_pool
 
         own = pool is None
-        executor = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(job,)) if own else pool
-        try:
+        # Our own pool lives for this run; a pool from the caller (--until-resolved) is theirs to end.
+        with worker_pool(jobs, len(tasks), _init, (job,)) if own else contextlib.nullcontext(pool) as executor:
             futures = {executor.submit(_task, task): k for k, task in enumerate(tasks)}
             for future in as_completed(futures):
                 k = futures[future]
@@ -232,9 +235,6 @@ def run(
                 done += weight[tasks[k][0]] * (tasks[k][2] - tasks[k][1])
                 if progress is not None:
                     progress(done, total)
-        finally:
-            if own:
-                executor.shutdown(cancel_futures=True)
     # In the order of the indices: the merge does not depend on which chunk finished first.
     order = sorted(range(len(tasks)), key=lambda k: (tasks[k][0], tasks[k][1]))
     merged = results[order[0]]
@@ -250,12 +250,13 @@ MATCH_WEIGHT = 7  # a match is 6 to 9 hands: its share of the progress bar
 
 
 def new_pool(job: Job, jobs: int) -> Any:
-    """A pool of `jobs` workers ready for `run(..., pool=...)`; None when one process will do."""
+    """A context giving a pool of `jobs` workers ready for `run(..., pool=...)` (None when one
+    process will do); its workers stop with it, at once on an interrupt (processes.worker_pool)."""
     if jobs <= 1:
-        return None
-    from concurrent.futures import ProcessPoolExecutor
+        return contextlib.nullcontext(None)
+    from escoba.processes import worker_pool
 
-    return ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(job,))
+    return worker_pool(jobs, jobs, _init, (job,))
 
 
 def replay(job: Job, hands: Sequence[Played], rules: tuple[Rules, Rules]) -> Tally:

@@ -6,28 +6,37 @@ Everything else an engine can do wrong raises an `EngineFailure` subclass, after
 session is dead and the runner starts a new one.
 
 The subprocess session expects misbehaviour (the lessons of Bowtie and toml-test):
-- the engine runs in its own process group, and `close()` kills the whole group, so a child
-  that keeps stdout open (or a grandchild that hangs) is never left behind;
+- the engine runs in its own process group, and `close()` kills the whole group, its
+  descendants, and every process carrying the session's token in its environment, even one
+  that left the group with `setsid()` and was orphaned (the runner is a child subreaper on
+  Linux, so such orphans come back to it): nothing the engine started is left behind
+  (escoba.processes);
+- after a stop signal (Ctrl-C, SIGTERM, SIGHUP) nothing is polite: no `quit`, no waiting for
+  replies, just the kill;
 - every read and every write has a deadline: an engine that never answers, or never reads
   its input, costs one timeout, not the run;
 - the handshake waits at least `STARTUP_TIMEOUT`, since starting a runtime is not a reply;
 - reply lines are capped (`MAX_LINE`); a 10 MB line is refused after the first MiB;
 - stderr is drained by a thread into a bounded tail, so a flood can never block the engine
-  on a full pipe, and the last few KiB are there to show when a case crashes.
+  on a full pipe, and the last few KiB are there to show when a case crashes, with escape
+  sequences and other control characters printed escaped;
+- replies are held to the protocol schema (messages.parse_reply).
 """
 
 from __future__ import annotations
 
 import os
 import selectors
-import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
+from escoba import processes
+from escoba.errors import one_line
 from escoba.protocol.messages import (
     MAX_LINE,
     EngineCrashed,
@@ -95,7 +104,8 @@ class _StderrTail:
         with self._lock:
             data = b"".join(self._chunks)[-self._limit :]
             dropped = self.total - len(data)
-        text = data.decode("utf-8", errors="replace")
+        # Shown in a terminal: escape sequences and other controls are printed escaped, never run.
+        text = "\n".join(one_line(line) for line in data.decode("utf-8", errors="replace").split("\n"))
         return (f"[... {dropped} earlier bytes of stderr dropped]\n" if dropped else "") + text
 
     def join(self, timeout: float) -> None:
@@ -125,6 +135,10 @@ class SubprocessSession:
         self._next_id = 0
         self._buffer = bytearray()
         self._dead: EngineFailure | None = None
+        _adopt_orphans()
+        # Inherited by everything the engine starts, so that close() finds it all (processes.py).
+        self._token = uuid.uuid4().hex
+        env = {**(os.environ if env is None else env), processes.ENGINE_TOKEN: self._token}
         try:
             self.proc = subprocess.Popen(
                 self.argv,
@@ -201,6 +215,9 @@ class SubprocessSession:
 
     def drain(self, raise_failure: bool = False) -> EngineFailure | None:
         """Read and drop the replies a consumer did not want; a failure meanwhile kills the session."""
+        if self._dead is None and processes.stopping() and self._unread:
+            # A signal is ending the run: the replies are not worth a timeout each.
+            self._died(EngineCrashed("the run was stopped before the engine answered"))
         if self._dead is not None:
             if raise_failure:
                 raise self._dead
@@ -310,20 +327,19 @@ class SubprocessSession:
         return self._stderr.text()
 
     def close(self) -> None:
-        """Ask politely when the session is healthy, then kill the whole process group."""
+        """Ask politely when the session is healthy (and no signal asked us to stop), then kill
+        everything the engine started: its process group, its descendants, and whatever carries
+        its token, even in a session of its own."""
         if self.proc is None:
             return
-        if self._dead is None and self.proc.poll() is None:
+        if self._dead is None and self.proc.poll() is None and not processes.stopping():
             saved, self.timeout = self.timeout, min(self.timeout, 0.5)
             try:
                 self.request(Quit())
             except EngineFailure:
                 pass
             self.timeout = saved
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # the group is already gone
+        processes.kill_engine_tree(self.pid, self._token)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
@@ -345,6 +361,18 @@ class SubprocessSession:
         self.proc = None  # type: ignore[assignment]
         if self._dead is None:
             self._dead = EngineCrashed("the session is closed")
+
+
+_subreaper = False
+
+
+def _adopt_orphans() -> None:
+    """Once per process: become a child subreaper, so that what an engine leaves behind comes
+    back to us (processes.become_subreaper)."""
+    global _subreaper
+    if not _subreaper:
+        _subreaper = True
+        processes.become_subreaper()
 
 
 class InProcessSession:

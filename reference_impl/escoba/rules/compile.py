@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from escoba.engine.capture import DEFAULT_KINDS, CaptureFinder, Kind
 from escoba.engine.cards import Deck
+from escoba.outputs import register_suits
 from escoba.rules.expr import compile_expression, env_from_deck
 from escoba.rules.frozen import freeze
 
@@ -110,6 +111,7 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
     doc = freeze(doc)
     deck_doc = doc["deck"]
     deck = Deck.from_section(deck_doc)
+    register_suits(deck.suit_symbols, deck.suit_ascii)  # shown as letters where an output cannot show them
     values = [int(r["value"]) for r in deck_doc["ranks"]]
     kinds = capture_kinds(doc["capture"])
     target = doc["capture"].get("target")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from escoba.errors import EscobaError
+from escoba.outputs import write_atomic
 from escoba.transcript.build import PinMismatch, dump_case, fill
 from escoba.transcript.case import FORMAT, cases_dir, iter_case_files
 
@@ -164,7 +165,7 @@ class Generator:
         self.changed.append(path)
         if not self.check:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            write_atomic(path, text)  # an interrupted run leaves each case whole, old or new
 
     def run(self) -> int:
         planned: set[Path] = set()

@@ -1,0 +1,149 @@
+"""Where results go: files written whole or not at all, checked before the work, and standard
+output in whatever encoding it has.
+
+A result file (`--write-expectations`, `--plot`, a generated case) is written to a temporary
+file in its own folder and renamed over the target only once it is complete, so an interrupt,
+a full disk or an error half-way leaves the old file as it was. Whether the target can be
+written at all (its folder exists, it is not a folder or a device) is checked before a run, so
+that a typo costs nothing.
+
+An output encoding that cannot show a character (cp1252 cannot show ♦, as with Windows
+redirection) gets the card's ASCII suit letter (`7♦` → `7d`, the wire form) or a plain-ASCII
+stand-in for the few symbols reports use, and `?` for anything else: never a traceback.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+from escoba.errors import EscobaError
+
+
+class OutputError(EscobaError):
+    """An output that cannot be written (exit status 2, like a usage error: the user named it)."""
+
+
+def check_output_file(path: str, option: str) -> None:
+    """Raise OutputError unless `path` can be written as a result file: its folder exists and
+    is writable, and the path is a regular file or nothing yet."""
+    target = Path(path)
+    folder = target.parent
+    if not path or target.name in ("", ".", ".."):
+        raise OutputError(f"{option}: {path!r} is not a file name")
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as problem:
+        raise OutputError(f"{option}: cannot write {path}: {problem.strerror or problem}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"{option}: {path} is a folder, not a file")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"{option}: {path} is not a regular file (a device or a pipe); write to a file")
+    if not folder.is_dir():
+        raise OutputError(f"{option}: cannot write {path}: no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{option}: cannot write {path}: the folder {folder} is not writable")
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, option: str = "") -> None:
+    """Write `data` to `path` whole: to a temporary file beside it, then renamed over it."""
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        with _temporary_beside(target) as (handle, temp):
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+            os.replace(temp, target)
+    except OSError as problem:
+        prefix = f"{option}: " if option else ""
+        raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
+
+
+@contextlib.contextmanager
+def _temporary_beside(target: Path) -> Iterator[tuple[BinaryIO, str]]:
+    """An open binary temporary file in `target`'s folder, removed unless it was renamed."""
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+        with os.fdopen(fd, "wb") as handle:
+            yield handle, temp
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+@contextlib.contextmanager
+def temporary_path(path: str | os.PathLike[str], *, option: str = "") -> Iterator[str]:
+    """A path beside `path` for a writer that wants a file name (a chart library); renamed over
+    `path` when the block ends normally, removed otherwise."""
+    target = Path(path)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=target.suffix)
+    os.close(fd)
+    try:
+        yield temp
+        os.replace(temp, target)
+    except OSError as problem:
+        prefix = f"{option}: " if option else ""
+        raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+# --------------------------------------------------------------------------- any encoding
+# The suit symbols of the bundled decks and their ASCII letters (the wire form); a deck of
+# other symbols registers its own with `register_suits`.
+_STAND_INS: dict[str, str] = {
+    "♦": "d", "♥": "h", "♠": "s", "♣": "c",
+    "→": "->", "←": "<-", "×": "x", "·": "-", "—": "--", "–": "-", "…": "...", "≥": ">=", "≤": "<=",
+    "≠": "!=", "±": "+/-", "≡": "==", "✓": "ok", "✗": "x", "▶": ">", "«": "<<", "»": ">>",
+    "‘": "'", "’": "'", "“": '"', "”": '"', "─": "-", "═": "=", "│": "|", "┼": "+", "•": "*",
+}  # fmt: skip
+ERRORS = "escoba-ascii"
+
+
+def register_suits(symbols: Any, letters: Any) -> None:
+    """Print these suit symbols as these letters where the output cannot show them."""
+    for symbol, letter in zip(symbols, letters):
+        _STAND_INS.setdefault(symbol, letter)
+
+
+def _stand_in(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start : error.end]
+    return "".join(_STAND_INS.get(c, "?") for c in text), error.end
+
+
+codecs.register_error(ERRORS, _stand_in)
+
+
+def can_show(stream: TextIO, text: str) -> bool:
+    """True when `stream`'s encoding can write `text` as it is."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def tolerate_encoding(stream: Any) -> None:
+    """Make a text stream write what its encoding cannot show as ASCII stand-ins, not raise."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is None or can_show(stream, "".join(_STAND_INS)):
+        return
+    with contextlib.suppress(Exception):
+        reconfigure(errors=ERRORS)
