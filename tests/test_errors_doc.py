@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -32,7 +33,7 @@ from escoba.notation import move_from_wire, parse_card, parse_cards, parse_move
 from escoba.protocol.client import InProcessSession, SubprocessSession
 from escoba.protocol.features import reference_features
 from escoba.protocol.server import ReferenceEngine
-from escoba.rules import check, registry, yamlload
+from escoba.rules import check, registry
 from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.simulate import simulate
 from escoba.transcript.case import load_case, load_cases
@@ -132,11 +133,15 @@ def ruleset(source: str) -> Producer:
 
 def unreadable(ctx: Context) -> list[str]:
     # CI runs as root, which reads a chmod 000 file: the operating system's refusal is simulated.
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
+
+    def refuse(file: Any, *args: Any, **kwargs: Any) -> int:
+        if os.path.basename(file) == "locked.yaml":
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
 
     path = ctx.file("locked.yaml", "dsl: 1\nextends: base\n")
-    ctx.monkeypatch.setattr(yamlload, "open", refuse, raising=False)
+    ctx.monkeypatch.setattr(os, "open", refuse)
     return [p.message for p in check(str(path))]
 
 

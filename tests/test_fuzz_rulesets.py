@@ -586,16 +586,14 @@ def test_a_file_without_read_permission(pinned: Path, monkeypatch: pytest.Monkey
     locked.write_text("dsl: 1\nextends: base\n", encoding="utf-8")
     locked.chmod(0)
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # root reads a chmod 000 file: refuse as the OS would
-        import builtins
-
-        real_open = builtins.open
+        real_open = os.open
 
         def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
             if os.path.basename(str(file)) == "locked.yaml":
                 raise PermissionError(13, "Permission denied", str(file))
             return real_open(file, *args, **kwargs)
 
-        monkeypatch.setattr(builtins, "open", refusing_open)
+        monkeypatch.setattr(os, "open", refusing_open)
     message = "locked.yaml: $: cannot read the file: Permission denied"
     assert [str(p) for p in check("locked.yaml")] == [message]
     assert run_cli("check", "locked.yaml") == (1, message + "\n", "")

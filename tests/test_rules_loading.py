@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 
 from escoba.cli.show import to_yaml
 from escoba.errors import RulesetError
-from escoba.rules import bundled_ids, check, load_resolved, yamlload
+from escoba.rules import bundled_ids, check, load_resolved
 from escoba.rules.yamlload import load_file, load_text
 
 CORPUS = Path(__file__).parent / "invalid_rulesets"
@@ -65,10 +67,14 @@ def test_unreadable_file_is_a_located_problem(tmp_path: Path, monkeypatch: pytes
     target = tmp_path / "locked.yaml"
     target.write_text("dsl: 1\nextends: base\n")
 
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
 
-    monkeypatch.setattr(yamlload, "open", refuse, raising=False)
+    def refuse(path: Any, *args: Any, **kwargs: Any) -> int:  # as the OS refuses a chmod 000 file (CI runs as root)
+        if os.path.basename(path) == "locked.yaml":
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
     assert [str(p) for p in check(str(target))] == [f"{target}: $: cannot read the file: Permission denied"]
 
 
@@ -134,7 +140,9 @@ def test_several_yaml_problems_are_reported_together() -> None:
 
 
 _plain = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    # Numbers as a ruleset may hold them: at most 15 digits (yamlload.MAX_DIGITS).
+    st.none() | st.booleans() | st.integers(-(10**15) + 1, 10**15 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15 + 1, max_value=1e15 - 1) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=20,
 )

@@ -8,11 +8,38 @@ problem is (file, line, column, JSON path) and print as one line:
 The CLI prints `str(error)` and never a traceback. Messages quote what a user wrote (keys, values,
 names), which may hold line breaks or other invisible characters; a problem shows them escaped
 (`'a\\nb'`), so that it stays one line and says exactly what is in the file.
+
+Every message is bounded, whatever the file holds: a quoted value is cut at `QUOTE_LIMIT`
+characters (`quoted`), a problem's message at `MESSAGE_LIMIT`, and an error with many problems
+prints the first `SHOWN_PROBLEMS` and says how many more there are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+QUOTE_LIMIT = 60  # characters of a user's value quoted in a message
+MESSAGE_LIMIT = 500  # characters of one problem's message
+SHOWN_PROBLEMS = 50  # problems printed for one error; the rest are counted
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: max(limit - 1, 0)]}… ({len(text)} characters)"
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """A value from a file or an engine, for a message: quoted if text, one line, at most
+    `limit` characters of it shown."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"  # str() has a digit limit
+    text = value if isinstance(value, str) else str(value) if isinstance(value, int | float) else repr(value)
+    if len(text) > limit:
+        text = f"{text[: limit - 1]}…"
+    text = one_line(text)
+    return f"'{text}'" if isinstance(value, str) else text
 
 
 def one_line(text: str) -> str:
@@ -53,7 +80,7 @@ class Problem:
     caret: int | None = None
 
     def __post_init__(self) -> None:
-        self.message = one_line(self.message)
+        self.message = shorten(one_line(self.message), MESSAGE_LIMIT)
         if self.excerpt is not None:  # a blank for a blank, so the caret stays under its column
             self.excerpt = "".join(c if c.isprintable() else " " for c in self.excerpt)
 
@@ -69,7 +96,15 @@ class RulesetError(EscobaError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
+        super().__init__("\n".join(shown_problems(self.problems)))
+
+
+def shown_problems(problems: list[Problem], limit: int = SHOWN_PROBLEMS) -> list[str]:
+    """The lines that print `problems`: the first `limit`, then how many more there are."""
+    lines = [str(p) for p in problems[:limit]]
+    if len(problems) > limit:
+        lines.append(f"… and {len(problems) - limit} more problems")
+    return lines
 
 
 class UnknownRuleset(RulesetError):

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from escoba.cli.main import add_format_argument
+from escoba.errors import SHOWN_PROBLEMS
 
 HELP = "validate rulesets: YAML, extends, JSON Schema and semantic checks"
 DESCRIPTION = """\
@@ -38,7 +39,7 @@ STDIN = "<stdin>"  # how a ruleset read from standard input is named in messages
 
 
 def run(args: argparse.Namespace) -> int:
-    from escoba.errors import RulesetError, UnknownRuleset
+    from escoba.errors import RulesetError, UnknownRuleset, shown_problems
     from escoba.rules import bundled_ids, load_resolved, registry
 
     names = list(args.rulesets) or bundled_ids()
@@ -78,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
             if report["valid"]:
                 print(f"ok  {report['file']} ({report['id']})")
             else:
-                for problem in report["problems"]:
-                    print(problem)
+                for line in shown_problems(report["problems"]):  # the first 50, then how many more
+                    print(line)
     sys.stdout.flush()
     return 0 if all(r["valid"] for r in reports) else 1
 
@@ -109,7 +110,12 @@ def _print_json(reports: list[dict[str, Any]]) -> None:
     out = {
         "valid": all(r["valid"] for r in reports),
         "rulesets": [
-            {**r, "problems": [_problem_json(p) for p in r["problems"]]} for r in reports
+            {
+                **r,
+                "problems": [_problem_json(p) for p in r["problems"][:SHOWN_PROBLEMS]],
+                **({"more_problems": len(r["problems"]) - SHOWN_PROBLEMS} if len(r["problems"]) > SHOWN_PROBLEMS else {}),
+            }
+            for r in reports
         ],
     }
     print(json.dumps(out, ensure_ascii=False, indent=2))

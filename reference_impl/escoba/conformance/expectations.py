@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from escoba.errors import EscobaError
+from escoba.errors import EscobaError, one_line, quoted, shorten
+from escoba.inputs import Unreadable, read_file
 
 PINNABLE = ("fail", "error", "crash", "timeout", "unsupported", "broken-case")
 
@@ -70,66 +71,87 @@ class Expectation:
         return data
 
 
+MAX_BYTES = 1 << 20  # an expectations file pins at most a few hundred cases
+
+
 def load(path: str | Path) -> dict[str, Expectation]:
-    """Read an expectations file (YAML or JSON); ExpectationsError names the problem."""
+    """Read an expectations file (YAML or JSON); ExpectationsError names the problem.
+
+    It goes through the guards of the ruleset loader (rules/yamlload.py): a regular file of at
+    most 1 MiB, UTF-8, no tags, bounded nesting and aliases; JSON is read strictly (no NaN, no
+    integer of more digits than Python converts)."""
+    from escoba.errors import RulesetError
+    from escoba.rules import yamlload
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as problem:
-        raise ExpectationsError(f"{path}: cannot read expectations: {problem.strerror or problem}") from None
+        raw = read_file(path, MAX_BYTES)
+    except Unreadable as problem:
+        why = {"directory": "it is a folder", "special": "not a regular file (a pipe, a device or a socket)",
+               "large": f"larger than {MAX_BYTES} bytes"}.get(problem.kind, problem.detail)  # fmt: skip
+        raise ExpectationsError(f"{path}: cannot read expectations: {why}") from None
+    kind = "JSON" if path.suffix == ".json" else "YAML"
     try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except (ValueError, Exception) as problem:  # yaml.YAMLError and JSONDecodeError
-        kind = "JSON" if path.suffix == ".json" else "YAML"
-        raise ExpectationsError(f"{path}: not valid {kind}: {_one_line(problem)}") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise ExpectationsError(f"{path}: not valid {kind}: not UTF-8 (byte {problem.start})") from None
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as problem:  # JSONDecodeError is a ValueError
+            raise ExpectationsError(f"{path}: not valid JSON: {_one_line(problem)}") from None
+    else:
+        try:
+            data = yamlload.load_text(text, str(path)).data if text.strip() else None
+        except RulesetError as error:
+            first = error.problems[0]
+            where = f" (line {first.location.line}, column {first.location.column})" if first.location.line else ""
+            more = f"; and {len(error.problems) - 1} more problems" if len(error.problems) > 1 else ""
+            raise ExpectationsError(f"{path}: not valid YAML: {first.message}{where}{more}") from None
     return parse(data, str(path))
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _one_line(problem: Exception) -> str:
-    """A parser's complaint in one line, with where it stopped (PyYAML's spans several)."""
+    """A parser's complaint in one line, with where it stopped."""
     if isinstance(problem, json.JSONDecodeError):
         return f"{problem.msg} (line {problem.lineno}, column {problem.colno})"
-    what = getattr(problem, "problem", None) or str(problem).splitlines()[0]
-    mark = getattr(problem, "problem_mark", None)
-    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-    return " ".join(f"{what}{where}".split())
+    return shorten(one_line(str(problem).splitlines()[0] if str(problem) else type(problem).__name__), 200)
 
 
 def parse(data: Any, where: str = "<expectations>") -> dict[str, Expectation]:
     if not isinstance(data, Mapping):
         raise ExpectationsError(f"{where}: an expectations file is a mapping with `format: 1` and `cases`")
     if data.get("format", 1) != 1:
-        raise ExpectationsError(f"{where}: $.format: unknown format {data.get('format')!r} (this runner reads 1)")
+        raise ExpectationsError(f"{where}: $.format: unknown format {quoted(data.get('format'))} (this runner reads 1)")
     unknown = set(data) - {"format", "engine", "cases"}
     if unknown:
-        raise ExpectationsError(f"{where}: unknown key {sorted(unknown)[0]!r} (allowed: format, engine, cases)")
+        raise ExpectationsError(f"{where}: unknown key {quoted(sorted(map(str, unknown))[0])} (allowed: format, engine, cases)")
     cases = data.get("cases") or {}
     if not isinstance(cases, Mapping):
         raise ExpectationsError(f"{where}: $.cases: a mapping from case id to expectation")
     found = {}
     for case_id, entry in cases.items():
-        at = f"{where}: $.cases[{json.dumps(str(case_id))}]"
+        at = f"{where}: $.cases[{json.dumps(shorten(str(case_id), 80))}]"
         if isinstance(entry, str):  # shorthand: `case.id: unsupported`
             entry = {"outcome": entry}
         if not isinstance(entry, Mapping):
             raise ExpectationsError(f"{at}: an expectation is a mapping with `outcome`")
         extra = set(entry) - {"outcome", "class", "index", "note"}
         if extra:
-            raise ExpectationsError(f"{at}: unknown key {sorted(extra)[0]!r} (allowed: outcome, class, index, note)")
+            raise ExpectationsError(f"{at}: unknown key {quoted(sorted(map(str, extra))[0])} (allowed: outcome, class, index, note)")
         outcome = entry.get("outcome")
         if outcome not in PINNABLE:
-            raise ExpectationsError(f"{at}.outcome: {outcome!r} is not one of {', '.join(PINNABLE)}")
+            raise ExpectationsError(f"{at}.outcome: {quoted(outcome)} is not one of {', '.join(PINNABLE)}")
         index = entry.get("index")
         if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
-            raise ExpectationsError(f"{at}.index: an event index (0 or more), not {index!r}")
+            raise ExpectationsError(f"{at}.index: an event index (0 or more), not {quoted(index)}")
         cls = entry.get("class")
         if cls is not None and not isinstance(cls, str):
-            raise ExpectationsError(f"{at}.class: a divergence class such as 'capture', not {cls!r}")
+            raise ExpectationsError(f"{at}.class: a divergence class such as 'capture', not {quoted(cls)}")
         found[str(case_id)] = Expectation(outcome, cls, index, str(entry.get("note") or ""))
     return found
 

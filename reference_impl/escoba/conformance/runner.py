@@ -190,6 +190,8 @@ class Runner:
     def run_one(self, entry: Entry) -> CaseResult:
         began = time.monotonic()
         result = self._outcome(entry)
+        if result.outcome not in ("pass", "unsupported", "broken-case"):
+            result = self._unless_broken(entry, result)
         result.seconds = time.monotonic() - began
         result.replay = self.replay(entry.id)
         self._apply_pin(result)
@@ -241,6 +243,22 @@ class Runner:
         if trace.drain_failure is not None:
             self.close()  # it died after the case had its answer: a fresh one for the next
         return self._judge(entry.id, plan, trace, base, declared.measures)
+
+    def _unless_broken(self, entry: Entry, result: CaseResult) -> CaseResult:
+        """A case that is itself wrong (a move the rules forbid recorded as played) is a
+        broken case, not the engine's failure. Cases are collected without replaying them
+        through the reference engine (a game each); a case that did not pass is replayed now."""
+        from escoba.transcript.case import load_case
+
+        path = getattr(entry.case, "path", None)
+        if path is None:
+            return result
+        try:
+            load_case(path, replay=True)
+        except TranscriptError as problem:
+            return CaseResult(entry.id, "broken-case", "broken-case", title=result.title, kind=result.kind,
+                              ruleset=result.ruleset, clause=result.clause, message=str(problem))  # fmt: skip
+        return result
 
     def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict, measures: bool = True) -> CaseResult:
         divergence = first_divergence(plan.expected, trace.events, measures)
@@ -391,8 +409,11 @@ def collect(
 
 def _ruleset_of(path: Any, json: Any) -> str | None:
     """A broken case's ruleset, when the file says it (to honour --ruleset)."""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("ruleset")
-    except (OSError, ValueError, AttributeError, RecursionError):
+    from escoba.inputs import Unreadable, read_file
+    from escoba.transcript.case import MAX_FILE_BYTES
+
+    try:  # read as the case loader reads: a FIFO or a device is refused, not waited on
+        value = json.loads(read_file(path, MAX_FILE_BYTES).decode("utf-8")).get("ruleset")
+    except (Unreadable, ValueError, AttributeError, RecursionError):
         return None
     return value if isinstance(value, str) else None

@@ -305,13 +305,17 @@ def parse_reply(request: dict, reply: dict) -> Reply:
 
     Raises WrongId or ProtocolViolation; an `ok: false` reply is returned as ErrorReply.
     """
-    if reply.get("id", _MISSING) != request["id"]:
-        raise WrongId(f"reply id {reply.get('id')!r} does not echo request id {request['id']!r}", request=request)
+    echoed = reply.get("id", _MISSING)
+    # `True == 1` and `1.0 == 1` in Python, but not on the wire: the id must be the same JSON value.
+    if echoed != request["id"] or type(echoed) is not type(request["id"]):
+        raise WrongId(f"reply id {_shown(echoed)} does not echo request id {request['id']!r}", request=request)
     ok = reply.get("ok")
     if ok is False:
         error = reply.get("error")
         if not isinstance(error, dict):
             raise _violation(request, "`ok: false` without an `error` object")
+        _closed(request, reply, ("id", "ok", "error"), "reply")
+        _closed(request, error, ("kind", "message", "reason"), "error")
         kind, message, reason = error.get("kind"), error.get("message", ""), error.get("reason")
         if kind not in ERROR_KINDS:
             raise _violation(request, f"unknown error.kind {kind!r} (one of {', '.join(ERROR_KINDS)})")
@@ -324,21 +328,52 @@ def parse_reply(request: dict, reply: dict) -> Reply:
         return ErrorReply(kind, message, reason)
     if ok is not True:
         raise _violation(request, "`ok` must be true or false")
+    _closed(request, reply, _FIELDS[request["cmd"]], "reply")
     return _PARSERS[request["cmd"]](request, reply)
 
 
 _MISSING = object()
+# The keys of each `ok: true` reply (schemas/protocol.schema.json: no others are allowed).
+_FIELDS = {
+    "hello": ("id", "ok", "protocol", "engine", "features"),
+    "start": ("id", "ok", "events"),
+    "play": ("id", "ok", "events"),
+    "next_hand": ("id", "ok", "events"),
+    "legal": ("id", "ok", "seat", "moves"),
+    "state": ("id", "ok", "state"),
+    "score": ("id", "ok", "hand", "match"),
+    "quit": ("id", "ok"),
+}
+
+
+def _closed(request: dict, obj: dict, allowed: Sequence[str], what: str) -> None:
+    extra = [k for k in obj if k not in allowed]
+    if extra:
+        shown = ", ".join(_shown(k) for k in extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+        raise _violation(request, f"{what} has unknown field(s) {shown} (allowed: {', '.join(allowed)})")
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value from an engine, quoted for a message: short, one line, printable."""
+    if value is _MISSING:
+        return "(none)"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _hello(request: dict, reply: dict) -> Reply:
     protocol, engine, features = reply.get("protocol"), reply.get("engine"), reply.get("features")
     if protocol != PROTOCOL_VERSION:
         raise _violation(request, f"engine speaks protocol {protocol!r}, the runner speaks {PROTOCOL_VERSION}")
-    if not isinstance(engine, dict) or not isinstance(engine.get("name"), str):
+    if not isinstance(engine, dict) or not isinstance(engine.get("name"), str) or not engine["name"]:
         raise _violation(request, "hello reply needs engine.name")
+    if not isinstance(engine.get("version"), str):
+        raise _violation(request, "hello reply needs engine.version, a string")
     if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
         raise _violation(request, "hello reply needs `features`, a list of strings")
-    return HelloReply(protocol, engine["name"], str(engine.get("version", "")), frozenset(features))
+    if len(set(features)) != len(features):
+        raise _violation(request, "hello reply lists a feature twice")
+    return HelloReply(protocol, engine["name"], engine["version"], frozenset(features))
 
 
 def _events(request: dict, reply: dict) -> Reply:
@@ -353,7 +388,7 @@ def _events(request: dict, reply: dict) -> Reply:
 
 def _legal(request: dict, reply: dict) -> Reply:
     seat, moves = reply.get("seat", _MISSING), reply.get("moves")
-    if seat is _MISSING or not (seat is None or (isinstance(seat, int) and not isinstance(seat, bool))):
+    if seat is _MISSING or not (seat is None or (isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0)):
         raise _violation(request, "legal reply needs `seat`, a seat number or null")
     if not isinstance(moves, list):
         raise _violation(request, "legal reply needs `moves`, a list")

@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 from escoba import __version__
 from escoba.engine.hand import Hand, Move
 from escoba.engine.match import Match
-from escoba.errors import EscobaError, NotationError
+from escoba.errors import EscobaError, NotationError, one_line
 from escoba.notation import move_from_wire
 from escoba.protocol.features import reference_features
 from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
@@ -220,25 +220,65 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def serve(engine: ReferenceEngine, stdin: BinaryIO, stdout: BinaryIO) -> int:
-    """Answer requests line by line until `quit` or end of input."""
-    for line in stdin:
-        if not line.strip():
+MAX_REQUEST = 16 << 20  # bytes: a `start` with a big ruleset is ~40 KiB; 16 MiB is generous
+
+
+def serve(engine: ReferenceEngine, stdin: BinaryIO, stdout: BinaryIO, max_line: int = MAX_REQUEST) -> int:
+    """Answer requests line by line until `quit` or end of input. Never exits on a bad line:
+    one too long is refused (and skipped without being held in memory), one that is not
+    strict JSON (NaN, Infinity, an integer of more digits than Python converts) is `bad_json`."""
+    for line in _lines(stdin, max_line):
+        if line is None:
+            reply, request = error(None, "bad_json", f"request line longer than {max_line} bytes (not read)"), None
+        elif not line.strip():
             continue
-        try:
-            request = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as problem:
-            reply, request = error(None, "bad_json", f"not JSON: {problem}"), None
         else:
-            if isinstance(request, dict):
-                reply = engine.handle(request)
+            try:
+                request = json.loads(line, parse_constant=_no_constant)
+            except (UnicodeDecodeError, ValueError, RecursionError) as problem:  # JSONDecodeError is a ValueError
+                reply, request = error(None, "bad_json", f"not JSON: {one_line(str(problem))[:200]}"), None
             else:
-                reply = error(None, "bad_json", "a request is a JSON object")
-        stdout.write(json.dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
+                if isinstance(request, dict):
+                    reply = engine.handle(request)
+                else:
+                    reply = error(None, "bad_json", "a request is a JSON object")
+        stdout.write(_encode(reply) + b"\n")
         stdout.flush()
         if isinstance(request, dict) and request.get("cmd") == "quit" and reply["ok"]:
             break
     return 0
+
+
+def _lines(stream: BinaryIO, max_line: int) -> Iterator[bytes | None]:
+    """The lines of `stream`; None for a line longer than `max_line`, whose rest is skipped in
+    bounded chunks."""
+    while True:
+        line = stream.readline(max_line + 1)
+        if not line:
+            return
+        if len(line) > max_line and not line.endswith(b"\n"):
+            while True:
+                rest = stream.readline(1 << 16)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _encode(reply: dict) -> bytes:
+    """The reply line: strict JSON only (an echoed id or a score can never come out as NaN)."""
+    try:
+        return json.dumps(reply, separators=(",", ":"), allow_nan=False).encode("ascii")
+    except (ValueError, TypeError) as problem:
+        id = reply.get("id")
+        if not (isinstance(id, (int, str)) and not isinstance(id, float)):
+            id = None
+        return json.dumps(error(id, "internal", f"the reply could not be written as JSON: {problem}")).encode("ascii")
 
 
 def main() -> int:

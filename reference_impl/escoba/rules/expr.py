@@ -23,6 +23,7 @@ Every problem is an `ExprError` with a 0-based column into the text. Evaluation 
 from __future__ import annotations
 
 import difflib
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,7 +32,7 @@ from importlib import resources
 from typing import Any, cast
 
 from lark import Lark, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.visitors import Transformer_NonRecursive
 
 from escoba.errors import EscobaError
@@ -40,6 +41,7 @@ __all__ = ["Compiled", "ExprEnv", "ExprError", "compile_expression", "env_from_d
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 50
+MAX_DIGITS = 15  # a literal's integer part; a float of more than 308 digits is infinite
 
 
 class ExprError(EscobaError):
@@ -215,6 +217,8 @@ class _Builder(Transformer_NonRecursive):
 
     def number(self, meta, children):
         (tok,) = children
+        if len(str(tok).split(".")[0]) > MAX_DIGITS:  # 400 digits would be an infinite float
+            raise ExprError(f"number too large: at most {MAX_DIGITS} digits before the point", meta.start_pos, "")
         return Const(meta.start_pos, _number(str(tok)), text=str(tok))
 
     def name(self, meta, children):
@@ -347,7 +351,12 @@ def _parse(text: str) -> Node:
         tree = _parser().parse(text)
     except UnexpectedInput as e:
         raise _syntax_error(e, text) from None
-    root = _Builder().transform(tree)
+    try:
+        root = _Builder().transform(tree)
+    except VisitError as e:  # lark wraps what a callback raises
+        if isinstance(e.orig_exc, ExprError):
+            raise ExprError(e.orig_exc.message, e.orig_exc.column, text) from None
+        raise
     if root.depth > MAX_DEPTH:
         # Report where the nesting passes the limit, counted from the outside in.
         node = root
@@ -718,10 +727,13 @@ Events = Callable[[int, int, Any], Sequence[Any]]  # -> the captures (engine/his
 def _arith(op: Callable[[object, object], object]) -> Callable[[object, object], object]:
     def apply(a, b):
         try:
-            return op(a, b)
+            value = op(a, b)
         except (ZeroDivisionError, OverflowError):
             # x / 0 has no value; so has a number too large for a float: both are none.
             return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return None  # a float product can overflow to inf without raising: no value either
+        return value
 
     return apply
 

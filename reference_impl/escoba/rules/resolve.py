@@ -12,15 +12,17 @@ Every node of the result keeps the position it came from, in whichever file that
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from escoba.data import spec_dir
-from escoba.errors import Location, Problem, RulesetError
+from escoba.errors import Location, Problem, RulesetError, UnknownRuleset, quoted
 from escoba.rules import registry
 from escoba.rules.paths import Pos, child_path, item_path, join
-from escoba.rules.yamlload import Document, load_file
+from escoba.rules.yamlload import Document, load_file, read_text
 
 MAX_CHAIN = 64
 
@@ -88,17 +90,67 @@ def load_chain(path: Path, shown: str, first: Document | None = None) -> list[Do
         if real in seen:
             cycle = [d.file for d in chain] + [seen[real]]
             raise RulesetError([Problem(where, "cycle: " + " → ".join(cycle))])
-        doc = load_cached(parent_path, parent_shown)
+        doc = _load_parent(parent_path, parent_shown, extends, where)
         seen[real] = doc.file
         chain.append(doc)
 
 
+# Directories besides each file's own where `extends:` may name files (the CLI's --rules-path).
+_rules_path: tuple[Path, ...] = ()
+
+
+def set_rules_path(directories: Iterable[str | os.PathLike[str]]) -> None:
+    """Let `extends:` name files in these directories too (and below them), not only in the
+    folder of the file that names them."""
+    global _rules_path
+    _rules_path = tuple(Path(d) for d in directories)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return os.path.commonpath([path, folder]) == folder
+
+
+def _load_parent(path: Path, shown: str, extends: str, where: Location) -> Document:
+    """A parent named by `extends:`. A file that is not a ruleset (no `dsl:` at its top) is
+    one problem at the `extends:` line that never quotes what the file holds."""
+
+    def not_a_ruleset(why: str) -> RulesetError:
+        return RulesetError([Problem(where, f"{quoted(extends)} is not a ruleset ({why})")])
+
+    try:
+        doc = load_cached(path, shown)
+    except UnknownRuleset:
+        raise
+    except RulesetError as error:
+        try:
+            text = read_text(path, shown)
+        except RulesetError:
+            raise not_a_ruleset("it cannot be read as a YAML text file") from None
+        if not _DSL_LINE.search(text):
+            raise not_a_ruleset("it does not load as YAML with 'dsl:' at its top") from None
+        raise error  # a ruleset with problems of its own: those are worth reading
+    if not isinstance(doc.data, dict) or "dsl" not in doc.data:
+        raise not_a_ruleset("it has no 'dsl:' at its top")
+    return doc
+
+
+_DSL_LINE = re.compile(r"^dsl[ \t]*:", re.MULTILINE)
+
+
 def _parent_file(doc: Document, extends: str, where: Location) -> tuple[Path, str]:
-    if "/" in extends or extends.endswith((".yaml", ".yml")):
+    if "/" in extends or os.sep in extends or extends.endswith((".yaml", ".yml")):
         path = doc.path.parent / extends
+        # Only inside the naming file's folder (or a --rules-path): a ruleset from someone else
+        # must not be able to read, let alone print, any other file. Checked before reading.
+        real = os.path.realpath(path)
+        allowed = [os.path.realpath(doc.path.parent), *(os.path.realpath(d) for d in _rules_path)]
+        if not any(_inside(real, folder) for folder in allowed):
+            message = (f"{quoted(extends)} is outside the folder of this file; name a file in "
+                       f"{os.path.normpath(doc.path.parent)} (or below it), a bundled id, or add its folder with --rules-path")  # fmt: skip
+            raise RulesetError([Problem(where, message)])
         # os.path.isfile, not Path.is_file: on a name the OS refuses (too long, a folder that
         # may not be searched) Path.is_file raises in Python 3.11; for extends it names no file.
-        if os.path.isfile(path):
+        if os.path.isfile(path) or (os.path.exists(path) and not os.path.isdir(path)):  # a FIFO: refused when read
             return path, os.path.normpath(os.path.join(os.path.dirname(doc.file), extends))
         message = f"no such file {extends} (looked in {os.path.normpath(doc.path.parent)})"
         raise RulesetError([Problem(where, message)])

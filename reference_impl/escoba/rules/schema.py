@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from escoba.data import schemas_dir
-from escoba.errors import Problem
+from escoba.errors import Problem, quoted
 from escoba.rules.paths import Pos, join, locate
 
 # How to call the allowed values of an enumerated key in a message ("… one of the policies: …").
@@ -126,7 +126,7 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
     if validator == "additionalProperties":
         allowed = ", ".join(sorted(schema.get("properties", {})))
         extra = [k for k in instance if k not in schema.get("properties", {})]
-        return [at(f"unknown key '{k}' (expected one of: {allowed})", parts + [k], on_key=True, shown=parts) for k in extra]
+        return [at(f"unknown key {quoted(k)} (expected one of: {allowed})", parts + [k], on_key=True, shown=parts) for k in extra]
     if validator == "required":
         # jsonschema reports each missing key in an error of its own, named first in its message.
         missing = [k for k in value if k not in instance and error.message.startswith(repr(k))]
@@ -134,8 +134,8 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
     if error.relative_schema_path and "propertyNames" in error.relative_schema_path:
         allowed = ", ".join(schema.get("enum", [])) if isinstance(schema, dict) else ""
         if validator == "enum":
-            return [at(f"provenance for unknown key '{instance}' (expected one of: {allowed})", parts + [instance], on_key=True, shown=parts)]
-        return [at(f"key '{instance}' does not have the expected form ({_pattern(value)})", parts + [instance], on_key=True, shown=parts)]
+            return [at(f"provenance for unknown key {quoted(instance)} (expected one of: {allowed})", parts + [instance], on_key=True, shown=parts)]
+        return [at(f"key {quoted(instance)} does not have the expected form ({_pattern(value)})", parts + [instance], on_key=True, shown=parts)]
     if validator == "not" and value == {}:
         return [at(_not_used(key, parts, doc), on_key=True, shown=parts[:-1])]
     if validator == "type":
@@ -186,10 +186,8 @@ def _show(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return f"'{value}'"
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
         return "a list"
-    return str(value)
+    return quoted(value)

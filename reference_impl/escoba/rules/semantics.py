@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from escoba.errors import Problem
+from escoba.errors import Problem, quoted
 from escoba.rules import registry
 from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.rules.paths import locate
@@ -87,6 +87,7 @@ class _Checker:
             for name, found in owners.items():
                 if len({owner for _, owner in found}) > 1:
                     self.name_clash(name, found, list_key[:-1])
+        self.card_codes(deck)
         suit_ids = {s["id"] for s in deck["suits"]}
         for i, rank in enumerate(deck["ranks"]):
             if rank["id"] in suit_ids:
@@ -94,6 +95,29 @@ class _Checker:
         if deck["scoring_suit"] not in suit_ids:
             hint = _did_you_mean(deck["scoring_suit"], suit_ids)
             self.problem(("deck", "scoring_suit"), f"no suit '{deck['scoring_suit']}' in the deck{hint}")
+
+    def card_codes(self, deck: dict[str, Any]) -> None:
+        """Each card's wire code (rank ascii + suit ascii, jokers X1, X2…) is plain ASCII and
+        names one card: engines in any language read it, and `1` + `1c` must not be `11` + `c`."""
+        for list_key in ("suits", "ranks"):
+            for i, item in enumerate(deck[list_key]):
+                form = str(item.get("ascii", ""))
+                if not _ASCII_FORM.fullmatch(form):
+                    self.problem(
+                        ("deck", list_key, i, "ascii"),
+                        f"the ascii form {quoted(form)} must be ASCII letters and digits: it is part of a card's code on the wire",
+                    )
+        owner: dict[str, str] = {}
+        for suit in deck["suits"]:
+            for i, rank in enumerate(deck["ranks"]):
+                code = f"{rank.get('ascii')}{suit.get('ascii')}"
+                card = f"{rank.get('id')} of {suit.get('id')}"
+                if code in owner:
+                    self.problem(("deck", "ranks", i, "ascii"), f"card code {quoted(code)} names both {owner[code]} and {card}")
+                owner.setdefault(code, card)
+        for j in range(1, int(deck.get("jokers", 0) or 0) + 1):
+            if f"X{j}" in owner:
+                self.problem(("deck", "jokers"), f"card code 'X{j}' names both {owner[f'X{j}']} and joker {j}")
 
     def name_clash(self, name: str, found: list[tuple[tuple[str | int, ...], str]], what: str) -> None:
         """Blame the most recent occurrence: the file that added the clash, not its parent."""
@@ -385,6 +409,9 @@ def _reachable(values: tuple[int, ...], copies: int, target: int) -> bool:
         if rest in nonempty:
             return True
     return False
+
+
+_ASCII_FORM = re.compile(r"[A-Za-z0-9]+")
 
 
 def _short(text: str, limit: int = 70) -> str:

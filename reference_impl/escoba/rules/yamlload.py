@@ -34,7 +34,8 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from escoba.errors import Location, Problem, RulesetError
+from escoba.errors import Location, Problem, RulesetError, quoted
+from escoba.inputs import Unreadable, read_file
 from escoba.rules.paths import Pos, child_path, item_path
 
 try:  # libyaml is ten times faster; the pure-Python parser gives the same events
@@ -50,6 +51,10 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 100_000
+# Text after expanding aliases: an alias of a long string counts as that string again, so a
+# small file cannot grow into gigabytes of values (and of messages quoting them).
+MAX_CHARS = 4 * MAX_BYTES
+MAX_DIGITS = 15  # a number in a ruleset counts cards and points; 16 digits is no longer exact in a float
 
 _CORE = "tag:yaml.org,2002:"
 # Explicit tags that name plain data; anything else (`!!python/...`, `!card`, `!!set`) is refused.
@@ -103,12 +108,15 @@ def read_text(path: Path, file: str) -> str:
     """The file's text, or a RulesetError saying why it cannot be a ruleset."""
     fail = _failure(file)
     try:
-        if path.is_dir():
-            raise fail("is a directory, not a ruleset file")
-        with open(path, "rb") as stream:
-            raw = stream.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise fail(f"cannot read the file: {error.strerror or error}") from None
+        raw = read_file(path, MAX_BYTES)  # a FIFO or /dev/zero is refused, not waited on
+    except Unreadable as problem:
+        if problem.kind == "directory":
+            raise fail("is a directory, not a ruleset file") from None
+        if problem.kind == "special":
+            raise fail("not a regular file (a pipe, a device or a socket); a ruleset is a text file") from None
+        if problem.kind == "large":
+            raise fail(f"file larger than {MAX_BYTES} bytes; a ruleset is a small text file") from None
+        raise fail(f"cannot read the file: {problem.detail}") from None
     return decode_text(raw, file)
 
 
@@ -184,8 +192,9 @@ class _Composer:
         self.problems: list[Problem] = []
         self.positions: dict[str, Pos] = {}
         self.order: list[str] = []  # paths in the order built, so an alias can copy a slice
-        self.anchors: dict[str, tuple[Any, str, int, int]] = {}
+        self.anchors: dict[str, tuple[Any, str, int, int, int]] = {}
         self.nodes = 0
+        self.chars = 0  # characters of scalar text, aliases expanded
 
     def at(self, mark: Any) -> tuple[int, int]:
         """A parser mark as (line, column): from its character index, not its line and column,
@@ -257,6 +266,16 @@ class _Composer:
         if self.nodes > MAX_NODES:
             self.problem(event.start_mark, path, f"more than {MAX_NODES} nodes (after expanding aliases): refused as an alias bomb")
             raise _Abort
+        if isinstance(event, ScalarEvent):
+            self._grow(event, path, len(event.value))
+
+    def _grow(self, event: Any, path: str, chars: int) -> None:
+        self.chars += chars
+        if self.chars > MAX_CHARS:
+            self.problem(
+                event.start_mark, path, f"more than {MAX_CHARS} characters of text (after expanding aliases): refused as an alias bomb"
+            )
+            raise _Abort
 
     def _node(self, path: str, depth: int, key_mark: Any) -> Any:
         event = self.loader.get_event()
@@ -268,6 +287,7 @@ class _Composer:
         self.order.append(path)
         self.positions[path] = Pos(self.file, *self.at(mark), *self.at(key_mark))
         start = len(self.order) - 1
+        chars = self.chars - (len(event.value) if isinstance(event, ScalarEvent) else 0)
         tag = event.tag
         if tag is not None and tag not in _PLAIN_TAGS:
             shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
@@ -285,19 +305,20 @@ class _Composer:
         else:  # pragma: no cover - the parser guarantees a node here
             raise _Abort
         if event.anchor is not None:
-            self.anchors[event.anchor] = (value, path, start, len(self.order))
+            self.anchors[event.anchor] = (value, path, start, len(self.order), self.chars - chars)
         return value
 
     def _alias(self, event: Any, path: str, key_mark: Any) -> Any:
         if event.anchor not in self.anchors:
             self.problem(event.start_mark, path, f"alias '*{event.anchor}' refers to no anchor defined before it")
             return None
-        value, origin, start, end = self.anchors[event.anchor]
+        value, origin, start, end, chars = self.anchors[event.anchor]
         size = end - start
         self.nodes += size
         if self.nodes > MAX_NODES:
             self.problem(event.start_mark, path, f"more than {MAX_NODES} nodes (after expanding aliases): refused as an alias bomb")
             raise _Abort
+        self._grow(event, path, chars)
         # An alias gets a copy, so that nothing downstream can change two places at once; its
         # nodes keep the positions of the anchored text, which is where a fix must go.
         for sub in self.order[start:end]:
@@ -328,7 +349,7 @@ class _Composer:
                 continue
             here = child_path(path, key)
             if key in result:
-                self.problem(key_event.start_mark, path, f"duplicate key '{key}' (first at line {first_line[key]})")
+                self.problem(key_event.start_mark, path, f"duplicate key {quoted(key)} (first at line {first_line[key]})")
                 self._discard(here, depth, keep_problems=True)
                 continue
             first_line[key] = self.at(key_event.start_mark)[0]
@@ -354,7 +375,8 @@ class _Composer:
                 return None
             tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
             if tag != f"{_CORE}str":
-                self.problem(mark, path, f"key {text} is not a string; quote it (\"{text}\")")
+                short = quoted(text)[1:-1]
+                self.problem(mark, path, f"key {short} is not a string; quote it (\"{short}\")")
                 return None
             return text
         # A non-string key: read it (to report what it is) but keep nothing.
@@ -384,9 +406,9 @@ class _Composer:
         value = self._plain(text, mark, path)  # an explicit core tag must agree with the text
         expected: Any = {f"{_CORE}int": int, f"{_CORE}float": (int, float), f"{_CORE}bool": bool}.get(tag)
         if tag == f"{_CORE}null" and value is not None:
-            self.problem(mark, path, f"'{text}' is not null")
+            self.problem(mark, path, f"{quoted(text)} is not null")
         elif expected is not None and (not isinstance(value, expected) or (tag != f"{_CORE}bool" and isinstance(value, bool))):
-            self.problem(mark, path, f"'{text}' does not match its tag '!!{tag[len(_CORE):]}'")
+            self.problem(mark, path, f"{quoted(text)} does not match its tag {quoted('!!' + tag[len(_CORE):])}")
         elif tag == f"{_CORE}float" and isinstance(value, int):
             value = float(value)
         return value
@@ -405,20 +427,28 @@ class _Composer:
             )
             return text
         if _INT.match(text):
+            if len(text.lstrip("+-")) > MAX_DIGITS:  # int() of 4,301 digits raises; 16 are already too many
+                self.problem(mark, path, f"{quoted(text)} is too large a number for a ruleset (more than {MAX_DIGITS} digits)")
+                return text
             return int(text)
         if _FLOAT.match(text):
             value = float(text)
-            if math.isfinite(value):
-                return value
+            if not math.isfinite(value):
+                self.problem(mark, path, f"{quoted(text)} is not a finite number")
+                return text
+            if abs(value) >= 10**MAX_DIGITS:
+                self.problem(mark, path, f"{quoted(text)} is too large a number for a ruleset (more than {MAX_DIGITS} digits)")
+                return text
+            return value
         tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
         if tag == f"{_CORE}float" and text.lstrip("+-").lower() in (".inf", ".nan"):
             self.problem(mark, path, f"'{text}' is not a finite number")
         elif tag in (f"{_CORE}int", f"{_CORE}float"):
             self.problem(
-                mark, path, f"'{text}' is not a plain decimal number, a form YAML versions read differently; write it in decimal, or quote it"
+                mark, path, f"{quoted(text)} is not a plain decimal number, a form YAML versions read differently; write it in decimal, or quote it"
             )
         elif tag == f"{_CORE}timestamp":
-            self.problem(mark, path, f"'{text}' is read as a date by YAML 1.1; quote it (\"{text}\")")
+            self.problem(mark, path, f"{quoted(text)} is read as a date by YAML 1.1; quote it (\"{text}\")")
         return text
 
 
@@ -443,7 +473,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f"the text '{value}'"
+        return "text"  # not quoted: this may be any file, and not a ruleset at all
     return f"the value {_show(value)}"
 
 
@@ -456,4 +486,4 @@ def _show(value: Any) -> str:
         return "(a mapping)"
     if isinstance(value, list):
         return "(a list)"
-    return str(value)
+    return quoted(value)

@@ -29,7 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from escoba.data import conformance_dir, schemas_dir
-from escoba.errors import EscobaError, Location, NotationError, Problem, TranscriptError, UnknownRuleset
+from escoba.errors import (
+    EscobaError,
+    Location,
+    NotationError,
+    Problem,
+    TranscriptError,
+    UnknownRuleset,
+    quoted,
+    shorten,
+)
+from escoba.inputs import Unreadable, describe, read_file
 
 FORMAT = 1  # the newest case format this escoba understands
 KINDS = ("game", "probe", "perft")
@@ -162,8 +172,8 @@ def load_cases(root: str | Path | None = None, pattern: str | None = None, *, re
 
 
 def iter_case_files(root: Path) -> Iterator[Path]:
-    if root.is_file():
-        yield root
+    if root.is_file() or (root.exists() and not root.is_dir()):
+        yield root  # a FIFO or a device too: load_case says why it is no case
         return
     if not root.is_dir():
         raise TranscriptError(f"{_shown(root)}: no such folder of cases")
@@ -177,20 +187,28 @@ def load_case(path: str | Path, *, replay: bool = True) -> Case:
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise TranscriptError(f"{_shown(path)}: cannot read: {e.strerror or e}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise _error(path, "$", f"{len(raw)} bytes, more than a case may hold ({MAX_FILE_BYTES})")
+        raw = read_file(path, MAX_FILE_BYTES)  # a FIFO or a device in a case folder is refused, not waited on
+    except Unreadable as problem:
+        if problem.kind == "large":
+            raise _error(path, "$", f"more than a case may hold ({MAX_FILE_BYTES} bytes)") from None
+        if problem.kind == "os":
+            raise TranscriptError(f"{_shown(path)}: cannot read: {problem.detail}") from None
+        raise _error(path, "$", describe(problem, MAX_FILE_BYTES, "a case")) from None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError as e:
         raise _error(path, "$", f"not UTF-8 (byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise TranscriptError(f"{_shown(path)}:{e.lineno}:{e.colno}: $: not JSON: {e.msg}") from None
+    except ValueError as e:  # NaN, Infinity, or an integer of more digits than Python converts
+        raise _error(path, "$", f"not JSON: {shorten(str(e), 120)}") from None
     except RecursionError:  # json nests by recursion; a case is a few levels deep
         raise _error(path, "$", "nested too deeply to be a case") from None
     return case_from_data(data, path, replay=replay)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def case_from_data(data: Any, path: Path | None = None, *, replay: bool = True) -> Case:
@@ -228,13 +246,21 @@ def schema() -> dict:
 @cache
 def _validator(definition: str | None = None):
     """The whole schema, or one of its `$defs` (an event type) with the rest for references."""
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, validators
 
+    # JSON Schema counts 1.0 as an integer; a seat, a dealer or a count written 1.0 is a
+    # broken case here, not a float that later indexes a list.
+    strict = validators.extend(
+        Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)
+        ),
+    )
     whole = schema()
     if definition is None:
-        return Draft202012Validator(whole)
+        return strict(whole)
     # References inlined: resolving `#/$defs/code` for every card is most of the cost otherwise.
-    return Draft202012Validator(_inline({"$ref": f"#/$defs/{definition}"}, whole["$defs"]))
+    return strict(_inline({"$ref": f"#/$defs/{definition}"}, whole["$defs"]))
 
 
 def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
@@ -327,6 +353,13 @@ def _build(data: dict, path: Path | None) -> Case:
 # --------------------------------------------------------------------------- consistency
 
 
+# The fields of each event that hold card codes (schemas/transcript.schema.json).
+_CARD_FIELDS = {
+    "table": ("cards",), "deal": ("hands",), "opening": ("cards",), "leftovers": ("cards",),
+    "play": ("card", "take"), "legal": ("moves",),
+}  # fmt: skip
+
+
 class _Checker:
     """A case's consistency with itself and its ruleset (not with the engine's current output)."""
 
@@ -365,7 +398,31 @@ class _Checker:
         moves = [self._moves(rules, h, spec) for h, spec in enumerate(case.hands)]
         if case.probe is not None:
             self._probe_parses(rules)
+        self._expected_cards(rules)
         return rules, moves
+
+    def _expected_cards(self, rules: Any) -> None:
+        """Every card an expected event names is a card of the deck: an engine cannot be
+        asked to produce `Zz`."""
+        known = set(rules.deck.code)
+
+        def codes(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    yield from codes(item, f"{path}[{i}]")
+            elif isinstance(value, dict):
+                for key in ("card", "take"):
+                    if key in value:
+                        yield from codes(value[key], f"{path}.{key}")
+            else:
+                yield path, value
+
+        for i, event in enumerate(self.case.expect):
+            for key in _CARD_FIELDS.get(str(event.get("event")), ()):
+                if key in event and not isinstance(event[key], int):  # `legal` may record a count of moves
+                    for path, code in codes(event[key], f"$.expect[{i}].{key}"):
+                        if code not in known:
+                            raise self.fail(path, f"unknown card code {quoted(code)} (not in the deck of {rules.id})")
 
     def _rules(self):  # -> Rules
         import escoba
