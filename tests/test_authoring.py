@@ -86,14 +86,18 @@ def test_new_passes_check_jsonschema(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_new_extending_a_file_writes_its_path_from_the_new_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """`--extends FILE` is written relative to the new file's folder, so that the new file resolves."""
+    """`--extends FILE` is written relative to the new file's folder, so that the new file resolves
+    (with --rules-path for a parent outside that folder, as the command's hint says)."""
     (tmp_path / "rules").mkdir()
     monkeypatch.chdir(tmp_path)
     assert cli.main(["new", "base-casa", "--extends", "da"]) == 0
-    assert cli.main(["new", "rules/hija.yaml", "--extends", "base-casa.yaml"]) == 0
-    assert "\nextends: ../base-casa.yaml\n" in Path("rules/hija.yaml").read_text(encoding="utf-8")
     capsys.readouterr()
-    assert run(capsys, "check", "rules/hija.yaml") == (0, "ok  rules/hija.yaml (hija)\n", "")
+    assert cli.main(["new", "rules/hija.yaml", "--extends", "base-casa.yaml"]) == 0
+    assert capsys.readouterr().out.endswith("check it with: escoba check --rules-path . rules/hija.yaml\n")
+    assert "\nextends: ../base-casa.yaml\n" in Path("rules/hija.yaml").read_text(encoding="utf-8")
+    # A parent outside the file's own folder is read only from a folder given with --rules-path.
+    assert run(capsys, "check", "--rules-path", ".", "rules/hija.yaml") == (0, "ok  rules/hija.yaml (hija)\n", "")
+    assert run(capsys, "check", "rules/hija.yaml")[0] == 1
 
 
 def test_new_refuses_to_overwrite(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

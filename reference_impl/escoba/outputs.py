@@ -3,7 +3,8 @@ output in whatever encoding it has.
 
 A result file (`--write-expectations`, `--plot`, a generated case) is written to a temporary
 file in its own folder and renamed over the target only once it is complete, so an interrupt,
-a full disk or an error half-way leaves the old file as it was. Whether the target can be
+a full disk or an error half-way leaves the old file as it was; a file that must be new
+(`play --record`, `escoba new`) is linked into place instead, never over one that exists. Whether the target can be
 written at all (its folder exists, it is not a folder or a device) is checked before a run, so
 that a typo costs nothing.
 
@@ -67,6 +68,27 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, option: str
     except OSError as problem:
         prefix = f"{option}: " if option else ""
         raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
+
+
+def write_new(path: str | os.PathLike[str], text: str, *, option: str = "") -> bool:
+    """Write `text` to `path` if no file has that name; False (and nothing written) if one does.
+
+    The text goes to a temporary file beside it first and is linked into place, so a reader
+    never sees half a file and a file that appeared meanwhile is left alone."""
+    target = Path(path)
+    try:
+        with _temporary_beside(target) as (handle, temp):
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+            try:
+                os.link(temp, target)
+            except FileExistsError:
+                return False
+    except OSError as problem:
+        prefix = f"{option}: " if option else ""
+        raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
+    return True
 
 
 @contextlib.contextmanager

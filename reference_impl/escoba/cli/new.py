@@ -31,9 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from escoba.cli.files import write_new
     from escoba.cli.main import UsageError
     from escoba.data import schemas_dir
+    from escoba.outputs import write_new
     from escoba.rules import registry
     from escoba.rules.fileschema import FILE
     from escoba.rules.skeleton import skeleton
@@ -47,11 +47,13 @@ def run(args: argparse.Namespace) -> int:
     if not target.parent.is_dir():
         raise UsageError(f"no such folder: {target.parent}")
     registry.find(args.extends)  # UnknownRuleset (exit 2) for a name that is nothing
-    extends = args.extends
+    extends, check = args.extends, f"escoba check {target}"
     if extends not in registry.bundled() or os.path.lexists(extends):
         extends = os.path.relpath(extends, target.parent)  # written relative to the new file
         if "/" not in extends and not extends.endswith((".yaml", ".yml")):
             extends = f"./{extends}"
+        if extends.startswith("..") or os.path.isabs(extends):  # extends stays in its file's folder unless told
+            check = f"escoba check --rules-path {os.path.dirname(args.extends) or '.'} {target}"
     # Relative when the file and the schema share a folder above the root (a checkout, a home
     # folder with a virtualenv in it), so that moving both together keeps it; else absolute.
     schema, folder = schemas_dir() / FILE, target.parent.resolve()
@@ -59,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
     modeline = os.path.relpath(schema, folder) if near else str(schema)
     if not write_new(target, skeleton(ruleset_id, args.extends, extends, modeline, str(target))):
         raise UsageError(f"{target} already exists; not overwritten (choose another name or delete it)")
-    print(f"wrote {target} (a house rule extending {args.extends}); check it with: escoba check {target}")
+    print(f"wrote {target} (a house rule extending {args.extends}); check it with: {check}")
     return 0

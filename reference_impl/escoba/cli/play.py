@@ -338,7 +338,7 @@ class Game:
 
     def write_record(self, path: Path, args: argparse.Namespace) -> None:
         """The hands finished so far as a golden case at `path` (a new file, written whole)."""
-        from escoba.cli.files import write_new
+        from escoba.outputs import write_new
         from escoba.transcript.build import dump_case, played_case
 
         finished = self.finished_hands()
