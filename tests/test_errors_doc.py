@@ -385,6 +385,97 @@ def expectations_error(name: str, text: str) -> Producer:
     return produce
 
 
+def ruleset_here(text: str, **others: str) -> Producer:
+    """The problems of YAML text saved as mine.yaml (beside `others`) and checked from its folder."""
+
+    def produce(ctx: Context) -> list[str]:
+        ctx.monkeypatch.chdir(ctx.tmp)
+        for name, content in others.items():
+            ctx.file(name.replace("_", "."), content)
+        ctx.file("mine.yaml", text)
+        return [p.message for p in check("mine.yaml")]
+
+    return produce
+
+
+def process_errors(shell: str, *argv: str) -> Producer:
+    """The stderr of `escoba ARGV` run by `sh -c SHELL` (which redirects its output), prefix removed."""
+
+    def produce(ctx: Context) -> list[str]:
+        import subprocess
+
+        command = [sys.executable, "-m", "escoba", *argv]
+        done = subprocess.run(["sh", "-c", shell, "sh", *command], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done
+        return [re.sub(r"^escoba [a-z]+: ", "", line) for line in done.stderr.splitlines()]
+
+    return produce
+
+
+def full_disk(ctx: Context) -> list[str]:
+    import errno
+
+    from escoba import outputs
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    ctx.monkeypatch.chdir(ctx.tmp)
+    ctx.monkeypatch.setattr(outputs.os, "fsync", full)
+    code, _, err = run_cli("conformance", "--case", "base.2p.1", "--write-expectations", "known.yaml")
+    assert code == 2
+    return [line.removeprefix("escoba conformance: ") for line in err.splitlines()]
+
+
+def served_long(ctx: Context) -> list[str]:
+    from escoba.protocol.server import MAX_REQUEST, serve
+
+    out = io.BytesIO()
+    serve(ReferenceEngine(), io.BytesIO(b'{"pad": "' + b"a" * MAX_REQUEST + b'"}\n'), out)
+    return [json.loads(out.getvalue())["error"]["message"]]
+
+
+def changed_case(change: Callable[[dict], Any] | None = None, text: Callable[[str], str] | None = None) -> Producer:
+    """The message refusing base.2p.1 changed by `change` (on its data) or `text` (on its JSON)."""
+
+    def produce(ctx: Context) -> list[str]:
+        source = next(e for e in collect(patterns=["base.2p.1"]) if e.case is not None).case.path
+        data = json.loads(source.read_text(encoding="utf-8"))
+        if change is not None:
+            change(data)
+        body = json.dumps(data, indent=1)
+        ctx.monkeypatch.chdir(ctx.tmp)
+        ctx.file(source.name, text(body) if text is not None else body)
+        with pytest.raises(TranscriptError) as raised:
+            load_case(source.name)
+        return [str(raised.value)]
+
+    return produce
+
+
+def fifo_case(ctx: Context) -> list[str]:
+    ctx.monkeypatch.chdir(ctx.tmp)
+    os.mkfifo("x.json")
+    with pytest.raises(TranscriptError) as raised:
+        load_case("x.json")
+    return [str(raised.value)]
+
+
+def fifo_expectations(ctx: Context) -> list[str]:
+    ctx.monkeypatch.chdir(ctx.tmp)
+    os.mkfifo("known.yaml")
+    code, _, err = run_cli("conformance", "--case", "base.2p.1", "--expectations", "known.yaml")
+    assert code == 2
+    return [err.removeprefix("escoba conformance: ").rstrip("\n")]
+
+
+def _zz_in_expect(data: dict) -> None:
+    next(e for e in data["expect"] if e["event"] == "table")["cards"][0] = "Zz"
+
+
+_HOUSE_DECK = "dsl: 1\nextends: base\ndeck:\n"
+
+
 # --------------------------------------------------------------------------- the examples
 
 BROKEN_LINES = {
@@ -406,8 +497,21 @@ BROKEN_LINES = {
 
 
 EXAMPLES: dict[str, Producer] = {
+    # ---- outputs that cannot be written
+    "--write-expectations: cannot write nowhere/known.yaml: no folder nowhere": cli_errors(
+        "conformance", "--case", "base.2p.1", "--write-expectations", "nowhere/known.yaml"
+    ),
+    "--write-expectations: /tmp is a folder, not a file": cli_errors("conformance", "--write-expectations", "/tmp"),
+    "--write-expectations: /dev/full is not a regular file (a device or a pipe); write to a file": cli_errors(
+        "conformance", "--write-expectations", "/dev/full"
+    ),
+    "--write-expectations: cannot write known.yaml: No space left on device": full_disk,
+    "--plot: cannot draw a '.nope' file; name it .png, .svg or .pdf (or …)": cli_errors("diff", "da", "sv", "--plot", "chart.nope"),
+    "cannot write to standard output: No space left on device": process_errors('exec "$@" > /dev/full', "show", "base"),
+    "standard output is closed; nothing could be written": process_errors('exec "$@" >&-', "show", "base"),
     # ---- ruleset: the file
     "is a directory, not a ruleset file": ruleset("a-directory.yaml"),
+    "not a regular file (a pipe, a device or a socket); a ruleset is a text file": lambda ctx: [p.message for p in check("/dev/zero")],
     "cannot read the file: Permission denied": unreadable,
     "file larger than 1048576 bytes; a ruleset is a small text file": ruleset("dsl: 1\ntitle: " + "x" * (1 << 20) + "\n"),
     "binary data (a NUL byte), not a YAML text file": ruleset("binary-junk.yaml"),
@@ -425,11 +529,17 @@ EXAMPLES: dict[str, Producer] = {
     "'015' is not a plain decimal number, a form YAML versions read differently; write it in decimal, or quote it": ruleset("octal-number.yaml"),
     "'2024-05-01' is read as a date by YAML 1.1; quote it (\"2024-05-01\")": ruleset("date-value.yaml"),
     "'.inf' is not a finite number": ruleset("infinite-number.yaml"),
+    "'1234567890123456' is too large a number for a ruleset (more than 15 digits)": ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  target: 1234567890123456\n"
+    ),
     "merge key '<<' is not YAML 1.2; write the keys out (or use extends:)": ruleset("merge-key.yaml"),
     "tag '!!python/object/apply:os.system' is not allowed: a ruleset holds only plain YAML data": ruleset("python-tag.yaml"),
     "'x' does not match its tag '!!int'": ruleset("dsl: 1\nextends: base\ncapture:\n  target: !!int x\n"),
     "alias '*twenty_one' refers to no anchor defined before it": ruleset("undefined-alias.yaml"),
     "more than 100000 nodes (after expanding aliases): refused as an alias bomb": ruleset("alias-bomb.yaml"),
+    "more than 4194304 characters of text (after expanding aliases): refused as an alias bomb": ruleset(
+        'dsl: 1\nextends: base\nx: &a "' + "y" * 600_000 + '"\nz: [' + ", ".join(["*a"] * 20) + "]\n"
+    ),
     "nested deeper than 64 levels": ruleset("too-deep.yaml"),
     # ---- ruleset: extends
     "no such file ./parents/nope.yaml (looked in .)": ruleset("extends-missing-file.yaml"),
@@ -444,6 +554,12 @@ EXAMPLES: dict[str, Producer] = {
             )
         )
     ],
+    "'../../etc/passwd' is outside the folder of this file; name a file in . (or below it), a bundled id, or add its folder with --rules-path": ruleset_here(
+        "dsl: 1\nextends: ../../etc/passwd\n"
+    ),
+    "'./notes.txt' is not a ruleset (it does not load as YAML with 'dsl:' at its top)": ruleset_here(
+        "dsl: 1\nextends: ./notes.txt\n", notes_txt="root:x:0:0:root:/root:/bin/bash\n"
+    ),
     "this item has no 'id'; the items of this list are merged by id": ruleset("category-without-id.yaml"),
     "an id must be a name, not a list": ruleset("category-id-a-list.yaml"),
     "duplicate id 'velo' (first at line 5)": ruleset("duplicate-category-id.yaml"),
@@ -465,6 +581,12 @@ EXAMPLES: dict[str, Producer] = {
     # ---- ruleset: meaning
     "id 'da2' does not match the file name da.yaml": mismatched_id,
     "'♦' already names suit 'oros'": ruleset("duplicate-suit-symbol.yaml"),
+    "the ascii form 'ó' must be ASCII letters and digits: it is part of a card's code on the wire": ruleset(
+        _HOUSE_DECK + "  suits:\n    - {id: oros, ascii: 'ó'}\n"
+    ),
+    "card code '11d' names both sota of oros and 1 of copas": ruleset(
+        _HOUSE_DECK + "  suits:\n    - {id: copas, ascii: 1d}\n  ranks:\n    - {id: sota, ascii: '11'}\n"
+    ),
     "rank id 'oros' is also a suit id": ruleset("dsl: 1\nextends: base\ndeck:\n  ranks:\n    - {id: oros, name: Oros, ascii: O, value: 1}\n"),
     "no suit 'ors' in the deck (did you mean …?)": ruleset("dsl: 1\nextends: base\ndeck:\n  scoring_suit: ors\n"),
     "'S' is not a rank id; write its id 'sota'": ruleset("values-unknown-rank.yaml"),
@@ -548,6 +670,7 @@ EXAMPLES: dict[str, Producer] = {
     "'cards' belongs to a side and cannot be used here; only 'deck' can": expression("count(cards) / 2", "global"),
     "expression too long: 2001 characters, at most 2000": expression("1" + " " * 2000),
     "expression nested too deeply (more than 50 levels)": expression("(" * 51 + "1" + ")" * 51),
+    "number too large: at most 15 digits before the point": expression("count(cards) * " + "9" * 400),
     # ---- notation
     "empty move": notation(""),
     "unknown card 'Z♦'": notation("7♦ x Z♦"),
@@ -605,6 +728,9 @@ EXAMPLES: dict[str, Producer] = {
     # ---- the reference engine's refusals
     "not JSON: Expecting value: line 1 column 1 (char 0)": served(b"hello"),
     "a request is a JSON object": served(b"[1, 2]"),
+    "not JSON: NaN is not JSON": served(b'{"id": NaN, "cmd": "hello", "protocol": 1}'),
+    "not JSON: Exceeds the limit (4300 digits) for integer string conversion…": served(b'{"id": ' + b"9" * 5000 + b"}"),
+    "request line longer than 16777216 bytes (not read)": served_long,
     "a request needs `cmd`, a string": engine_reply({"cmd": 7}),
     "unknown command 'dance'": engine_reply({"cmd": "dance"}),
     "this engine speaks protocol 1, not 2": engine_reply({"cmd": "hello", "protocol": 2}),
@@ -621,6 +747,10 @@ EXAMPLES: dict[str, Producer] = {
     "a case is a JSON object": case_file("x.json", "[]"),
     "not UTF-8 (byte 0)": case_file("x.json", b"\xff{}"),
     "nowhere: no such folder of cases": case_file("x.json", "{}", folder=True),
+    "base.2p.1.json: $.dealer: 1.0 is not of type 'integer'": changed_case(lambda d: d.update(dealer=1.0)),
+    "base.2p.1.json: $: not JSON: NaN is not a JSON number": changed_case(text=lambda t: re.sub(r'"dealer": \d+', '"dealer": NaN', t, count=1)),
+    "base.2p.1.json: $.expect[2].cards[0]: unknown card code 'Zz' (not in the deck of base)": changed_case(_zz_in_expect),
+    "x.json: $: not a regular file (a pipe, a device or a socket); a case is a file": fifo_case,
     # ---- conformance outcomes
     "event 3 (opening): $.escobas differ": conformance(mutant("opening-one-escoba-only"), "opening.thirty-splits.fr"),
     "known: we count one escoba for a split 30": conformance(
@@ -644,6 +774,8 @@ EXAMPLES: dict[str, Producer] = {
     "oversized reply: start: reply line longer than 1048576 bytes (stopped reading)": conformance(fake("huge-line")),
     "wrong id: reply id 1004 does not echo request id 4": conformance(fake("wrong-id", "--after", "0")),
     "protocol violation: start: reply needs `events`, a list": conformance(fake("lie")),
+    "wrong id: reply id True does not echo request id 2": conformance(fake("id-true")),
+    "protocol violation: start: reply has unknown field(s) 'debug' (allowed: id, ok, events)": conformance(fake("extra-field")),
     "protocol violation: legal: moves[2] is not a move {card, take}": conformance(
         twisted(_on("legal", lambda r: {**r, "moves": r["moves"][:2] + [{"card": "7d"}]} if len(r.get("moves", [])) > 2 else r))
     ),
@@ -662,6 +794,7 @@ EXAMPLES: dict[str, Producer] = {
     "--timeout must be more than 0 seconds, got 0": cli_errors("conformance", "--timeout", "0"),
     "known.yaml: cannot read expectations: No such file or directory": expectations_error("known.yaml", ""),
     "known.yaml: not valid YAML: …": expectations_error("known.yaml", "cases: [\n"),
+    "known.yaml: cannot read expectations: not a regular file (a pipe, a device or a socket)": fifo_expectations,
     'known.yaml: $.cases["a.b"].outcome: \'pass\' is not one of fail, error, crash, timeout, unsupported, broken-case': expectations_error(
         "known.yaml", "cases:\n  a.b: {outcome: pass}\n"
     ),
