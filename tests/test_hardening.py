@@ -130,7 +130,7 @@ def test_extends_outside_the_folder_is_refused_without_reading(tmp_path: Path, m
         house(work, "mine.yaml", f"dsl: 1\nextends: {extends}\n")
         code, out, err = run_cli("check", "mine.yaml")
         assert code == 1, (extends, out, err)
-        assert out.startswith("mine.yaml:2:10: $.extends: extends: ") and "is outside the folder of this file" in out
+        assert out.startswith("mine.yaml:2:10: $.extends: ") and "is outside the folder of this file" in out
         assert "SECRET" not in out + err and "root:" not in out + err
     assert str(secret) not in opened and "/etc/passwd" not in opened
 
@@ -162,7 +162,7 @@ def test_a_parent_that_is_not_a_ruleset_is_never_quoted(tmp_path: Path, content:
     child = house(tmp_path, "mine.yaml", "dsl: 1\nextends: ./notes.yaml\n")
     code, out, err = run_cli("check", str(child))
     assert code == 1
-    assert out == f"{child}:2:10: $.extends: extends: './notes.yaml' is not a ruleset ({why})\n"
+    assert out == f"{child}:2:10: $.extends: './notes.yaml' is not a ruleset ({why})\n"
     assert "SECRET" not in out + err
 
 
@@ -372,7 +372,7 @@ def _first(data: dict, event: str) -> dict:
     [
         (lambda d: d.update(dealer=1.0), None, "$.dealer: 1.0 is not of type 'integer'"),
         (None, lambda t: t.replace('"players": 2', '"players": ' + "2" * 5000, 1), "not JSON: Exceeds the limit"),
-        (None, lambda t: t.replace('"dealer": 1', '"dealer": NaN', 1).replace('"dealer": 0', '"dealer": NaN', 1), "not JSON: NaN is not a JSON number"),
+        (None, lambda t: t.replace('"dealer": 1', '"dealer": NaN', 1).replace('"dealer": 0', '"dealer": NaN', 1), "not JSON: NaN is not JSON"),
         (lambda d: _first(d, "table")["cards"].__setitem__(0, "Zz"), None, "$.expect[2].cards[0]: unknown card code 'Zz' (not in the deck of base)"),
         (lambda d: d["hands"][0]["moves"].__setitem__(0, "1♦ x R♣"), None, "illegal move '1♦ x R♣'"),
     ],

@@ -9,9 +9,11 @@ what is read is bounded whatever the file is.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 
 class Unreadable(Exception):
@@ -65,3 +67,15 @@ def describe(problem: Unreadable, limit: int, what: str) -> str:
     if problem.kind == "large":
         return f"file larger than {limit} bytes"
     return f"cannot read the file: {problem.detail}"
+
+
+def strict_json(text: str | bytes) -> Any:
+    """`json.loads`, strict: `NaN`, `Infinity` and `-Infinity` (which Python accepts) are a
+    ValueError, as is an integer of more digits than Python converts. Nothing read from outside
+    can then be written back out as non-JSON."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+

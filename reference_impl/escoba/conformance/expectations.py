@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from escoba.errors import EscobaError, one_line, quoted, shorten
-from escoba.inputs import Unreadable, read_file
+from escoba.inputs import Unreadable, read_file, strict_json
 
 PINNABLE = ("fail", "error", "crash", "timeout", "unsupported", "broken-case")
 
@@ -97,7 +97,7 @@ def load(path: str | Path) -> dict[str, Expectation]:
         raise ExpectationsError(f"{path}: not valid {kind}: not UTF-8 (byte {problem.start})") from None
     if path.suffix == ".json":
         try:
-            data = json.loads(text, parse_constant=_no_constant)
+            data = strict_json(text)
         except (ValueError, RecursionError) as problem:  # JSONDecodeError is a ValueError
             raise ExpectationsError(f"{path}: not valid JSON: {_one_line(problem)}") from None
     else:
@@ -110,9 +110,6 @@ def load(path: str | Path) -> dict[str, Expectation]:
             raise ExpectationsError(f"{path}: not valid YAML: {first.message}{where}{more}") from None
     return parse(data, str(path))
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _one_line(problem: Exception) -> str:

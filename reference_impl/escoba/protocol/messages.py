@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from escoba.errors import ProtocolError
+from escoba.inputs import strict_json
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1 << 20  # 1 MiB: the biggest honest reply (a `state` or a long event list) is ~10 KiB
@@ -272,7 +273,7 @@ def decode_line(line: bytes, request: dict | None = None) -> dict:
     report never carries them. Nesting is capped, so nothing downstream recurses too deep.
     """
     try:
-        value = json.loads(line, parse_constant=_no_constant)
+        value = strict_json(line)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as error:
         raise GarbageReply(f"reply is not JSON ({error}): {_excerpt(line)}", request=request) from None
     if not isinstance(value, dict):
@@ -281,9 +282,6 @@ def decode_line(line: bytes, request: dict | None = None) -> dict:
         raise GarbageReply(f"reply nests deeper than {MAX_DEPTH} levels: {_excerpt(line)}", request=request)
     return value
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _depth(value: Any) -> int:

@@ -22,6 +22,7 @@ from escoba import __version__
 from escoba.engine.hand import Hand, Move
 from escoba.engine.match import Match
 from escoba.errors import EscobaError, NotationError, one_line
+from escoba.inputs import strict_json
 from escoba.notation import move_from_wire
 from escoba.protocol.features import reference_features
 from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
@@ -234,7 +235,7 @@ def serve(engine: ReferenceEngine, stdin: BinaryIO, stdout: BinaryIO, max_line: 
             continue
         else:
             try:
-                request = json.loads(line, parse_constant=_no_constant)
+                request = strict_json(line)
             except (UnicodeDecodeError, ValueError, RecursionError) as problem:  # JSONDecodeError is a ValueError
                 reply, request = error(None, "bad_json", f"not JSON: {one_line(str(problem))[:200]}"), None
             else:
@@ -265,9 +266,6 @@ def _lines(stream: BinaryIO, max_line: int) -> Iterator[bytes | None]:
             continue
         yield line
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _encode(reply: dict) -> bytes:

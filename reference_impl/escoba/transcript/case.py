@@ -39,7 +39,7 @@ from escoba.errors import (
     quoted,
     shorten,
 )
-from escoba.inputs import Unreadable, describe, read_file
+from escoba.inputs import Unreadable, describe, read_file, strict_json
 
 FORMAT = 1  # the newest case format this escoba understands
 KINDS = ("game", "probe", "perft")
@@ -195,7 +195,7 @@ def load_case(path: str | Path, *, replay: bool = True) -> Case:
             raise TranscriptError(f"{_shown(path)}: cannot read: {problem.detail}") from None
         raise _error(path, "$", describe(problem, MAX_FILE_BYTES, "a case")) from None
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data = strict_json(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise _error(path, "$", f"not UTF-8 (byte {e.start})") from None
     except json.JSONDecodeError as e:
@@ -206,9 +206,6 @@ def load_case(path: str | Path, *, replay: bool = True) -> Case:
         raise _error(path, "$", "nested too deeply to be a case") from None
     return case_from_data(data, path, replay=replay)
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def case_from_data(data: Any, path: Path | None = None, *, replay: bool = True) -> Case:
