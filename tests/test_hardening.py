@@ -457,12 +457,15 @@ def test_an_interrupted_write_leaves_the_old_file_whole(tmp_path: Path, monkeypa
 
 
 def test_standard_output_that_refuses_writes_is_one_line_and_exit_2() -> None:
-    """A full standard output (/dev/full) and a closed one (>&-) exit 2 with one line on stderr."""
+    """A full standard output (/dev/full) and a closed one (>&-) exit 2 with one line on stderr, the reference engine's too."""
     with open("/dev/full", "wb") as full:
         done = subprocess.run(escoba_cmd("show", "base"), stdout=full, stderr=subprocess.PIPE, timeout=120)
     assert done.returncode == 2 and done.stderr == b"escoba show: cannot write to standard output: No space left on device\n"
     done = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *escoba_cmd("show", "base")], stderr=subprocess.PIPE, timeout=120)
     assert done.returncode == 2 and done.stderr == b"escoba show: standard output is closed; nothing could be written\n"
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(escoba_cmd("engine"), input=b'{"id": 1, "cmd": "hello", "protocol": 1}\n', stdout=full, stderr=subprocess.PIPE, timeout=120)
+    assert done.returncode == 2 and done.stderr == b"escoba engine: cannot write to standard output: No space left on device\n"
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:

@@ -31,6 +31,13 @@ class OutputError(EscobaError):
     """An output that cannot be written (exit status 2, like a usage error: the user named it)."""
 
 
+class StdoutError(OutputError):
+    """Standard output refused a write (a full disk, /dev/full, a closed descriptor)."""
+
+    def __init__(self, problem: OSError):
+        super().__init__(f"cannot write to standard output: {problem.strerror or problem}")
+
+
 def check_output_file(path: str, option: str) -> None:
     """Raise OutputError unless `path` can be written as a result file: its folder exists and
     is writable, and the path is a regular file or nothing yet."""

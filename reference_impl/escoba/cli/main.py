@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from escoba import __version__, processes
 from escoba.errors import EscobaError, UnknownRuleset
-from escoba.outputs import OutputError, tolerate_encoding
+from escoba.outputs import OutputError, StdoutError, tolerate_encoding
 
 # One module per subcommand, each with HELP, DESCRIPTION, EPILOG, add_arguments(parser) and
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.
@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stdout.flush()
                 return code
             except (UsageError, UnknownRuleset, OutputError) as error:
+                if isinstance(error, StdoutError):
+                    _discard_stdout(real_stdout)
                 print(f"escoba {args.command}: {error}", file=sys.stderr)
                 return 2
             except EscobaError as error:
@@ -119,18 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             except BrokenPipeError:  # the reader went away (`escoba … | head`): nothing more to say
                 _discard_stdout(real_stdout)
                 return 0
-            except _StdoutFailed as failed:
-                _discard_stdout(real_stdout)
-                print(f"escoba {args.command}: cannot write to standard output: {failed}", file=sys.stderr)
-                return 2
     finally:
         sys.stdout = real_stdout
         if args.rules_path:
             set_rules_path(())
-
-
-class _StdoutFailed(Exception):
-    """Standard output refused a write (a full disk, /dev/full, a closed descriptor)."""
 
 
 class _Guarded:
@@ -145,7 +139,7 @@ class _Guarded:
         except BrokenPipeError:
             raise
         except OSError as problem:
-            raise _StdoutFailed(problem.strerror or str(problem)) from None
+            raise StdoutError(problem) from None
 
     def flush(self) -> None:
         try:
@@ -153,7 +147,7 @@ class _Guarded:
         except BrokenPipeError:
             raise
         except OSError as problem:
-            raise _StdoutFailed(problem.strerror or str(problem)) from None
+            raise StdoutError(problem) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

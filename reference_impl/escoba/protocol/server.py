@@ -24,6 +24,7 @@ from escoba.engine.match import Match
 from escoba.errors import EscobaError, NotationError, one_line
 from escoba.inputs import strict_json
 from escoba.notation import move_from_wire
+from escoba.outputs import StdoutError
 from escoba.protocol.features import reference_features
 from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
 from escoba.rules import check_document
@@ -243,8 +244,13 @@ def serve(engine: ReferenceEngine, stdin: BinaryIO, stdout: BinaryIO, max_line: 
                     reply = engine.handle(request)
                 else:
                     reply = error(None, "bad_json", "a request is a JSON object")
-        stdout.write(_encode(reply) + b"\n")
-        stdout.flush()
+        try:
+            stdout.write(_encode(reply) + b"\n")
+            stdout.flush()
+        except BrokenPipeError:
+            return 0  # the runner went away: nobody is left to answer
+        except OSError as problem:
+            raise StdoutError(problem) from None
         if isinstance(request, dict) and request.get("cmd") == "quit" and reply["ok"]:
             break
     return 0
