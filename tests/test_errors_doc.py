@@ -342,7 +342,8 @@ def conformance(connect: Callable[[], Any], case: str = "base.2p.1", *, pins: di
     return produce
 
 
-def fake(mode: str, *extra: str, timeout: float = 1.0) -> Callable[[], SubprocessSession]:
+def fake(mode: str, *extra: str, timeout: float = 20.0) -> Callable[[], SubprocessSession]:
+    # A generous reply timeout unless silence is the example: a loaded machine is slow, not wrong.
     return lambda: SubprocessSession([sys.executable, str(FAKE), mode, *extra], timeout=timeout)
 
 
@@ -768,7 +769,7 @@ EXAMPLES: dict[str, Producer] = {
     ),
     "play 1c x 4d 2h Sc (hand 1, play 2): the engine refused: internal: not today": conformance(fake("refuse", "--after", "1")),
     "play: the engine exited with status 3 before answering": conformance(fake("exit", "--after", "2")),
-    "start: no reply within 1 s": conformance(fake("hang")),
+    "start: no reply within 1 s": conformance(fake("hang", timeout=1.0)),
     # ---- protocol failures
     "garbage: reply is not JSON (Expecting value: line 1 column 1 (char 0)): b'Traceback (most recent call last): oops'": conformance(fake("not-json")),
     "oversized reply: start: reply line longer than 1048576 bytes (stopped reading)": conformance(fake("huge-line")),
