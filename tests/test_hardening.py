@@ -551,6 +551,21 @@ def test_a_pool_never_starts_more_processes_than_tasks() -> None:
     assert len(workers) <= 2, workers
 
 
+def test_until_resolved_keeps_a_pool_no_larger_than_its_largest_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`diff --until-resolved --jobs 40` over batches of two chunks (a hand chunk, a match chunk) starts two workers, not 40."""
+    sizes: list[int] = []
+    real = processes.worker_pool
+
+    def recording(jobs: int, tasks: int, *rest: Any) -> Any:
+        sizes.append(min(jobs, tasks))
+        return real(jobs, tasks, *rest)
+
+    monkeypatch.setattr(processes, "worker_pool", recording)
+    code, _, err = run_cli("diff", "da", "sv", "--until-resolved", "--batch", "2", "--max-hands", "4", "--jobs", "40", "--format", "json")
+    assert code == 0, err
+    assert sizes == [2]
+
+
 def test_the_engine_refuses_what_is_not_strict_json_and_goes_on() -> None:
     """A NaN id, a 5,000-digit number and a 200 MB line each get a bad_json reply with a null
     id, in strict JSON; the engine answers the next request, and its memory stays bounded."""
@@ -621,10 +636,22 @@ def _setup(kind: str, tmp_path: Path) -> tuple[_Command, Callable[[], bool], set
     if kind == "diff":
         cmd = _Command(escoba_cmd("diff", "da", "sv", "--hands", "10000000", "--jobs", "2"))
         return cmd, _workers_running(cmd), extra
+    if kind == "until-resolved":  # one pool kept for every batch (diff/runner.new_pool)
+        cmd = _Command(escoba_cmd("diff", "da", "sv", "--until-resolved", "--batch", "5000000", "--max-hands", "10000000", "--jobs", "2"))
+        return cmd, _workers_running(cmd), extra
     if kind == "conformance":
         pidfile = tmp_path / "pids"
         engine = f"{sys.executable} {FAKE} setsid-hang --pidfile {pidfile}"
         cmd = _Command(escoba_cmd("conformance", "--engine", engine, "--case", ONE_CASE, "--timeout", "600"))
+        return cmd, pidfile.exists, extra
+    if kind == "handshake":  # an engine that never answers hello
+        engine = f"{sys.executable} -c 'import time; time.sleep(600)'"
+        cmd = _Command(escoba_cmd("conformance", "--engine", engine, "--case", ONE_CASE))
+        return cmd, lambda: bool(processes.descendants(cmd.proc.pid)), extra
+    if kind == "site":  # its conformance run is a child process, whose engine hangs in a session of its own
+        pidfile = tmp_path / "pids"
+        engine = f"{sys.executable} {FAKE} setsid-hang --pidfile {pidfile}"
+        cmd = _Command(escoba_cmd("site", "--out", str(tmp_path / "site"), "--engine", engine, "--timeout", "600", "--quiet"))
         return cmd, pidfile.exists, extra
     if kind == "play":
         cmd = _Command(escoba_cmd("play", "base"), stdin=True)
@@ -641,7 +668,7 @@ SIGNALS = {"SIGINT": (signal.SIGINT, 130, "interrupted"), "SIGTERM": (signal.SIG
 
 
 @pytest.mark.parametrize("signame", list(SIGNALS))
-@pytest.mark.parametrize("kind", ["simulate", "diff", "conformance", "play", "engine"])
+@pytest.mark.parametrize("kind", ["simulate", "diff", "until-resolved", "conformance", "handshake", "site", "play", "engine"])
 def test_a_stop_signal_ends_every_command_cleanly(tmp_path: Path, kind: str, signame: str) -> None:
     """Ctrl-C (to the whole foreground group, as a terminal sends it), SIGTERM and SIGHUP end
     the command within 2 s with 130, 143 and 143, one word on stderr, and no worker, engine
@@ -651,7 +678,7 @@ def test_a_stop_signal_ends_every_command_cleanly(tmp_path: Path, kind: str, sig
     try:
         cmd.wait_for(ready)
         watched = cmd.processes()
-        if kind == "conformance":
+        if kind in ("conformance", "site"):
             watched |= {int(p) for p in (tmp_path / "pids").read_text().split()}
         began = time.monotonic()
         if signum == signal.SIGINT:
@@ -701,3 +728,15 @@ def test_only_the_first_stop_signal_raises() -> None:
             cleaned = True
     assert cleaned and signal.getsignal(signal.SIGTERM) == before
 
+
+
+def test_a_stop_inside_stops_deferred_raises_when_the_block_ends() -> None:
+    """A SIGTERM while a process is being started is held: the block runs to its end, then Terminated is raised."""
+    finished = False
+    with pytest.raises(processes.Terminated), processes.signals_handled():
+        with processes.stops_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)
+            finished = True
+        pytest.fail("the held stop was not raised")
+    assert finished

@@ -200,13 +200,31 @@ def test_stop_all_ends_a_conformance_run_and_its_engine():
     while not gather._RUNNING and time.monotonic() < deadline:
         time.sleep(0.05)
     (child,) = tuple(gather._RUNNING)
-    time.sleep(2)  # the runner has started the engine by now
+    from escoba.processes import descendants
+
+    while not descendants(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    started = descendants(child.pid)  # the engine, in a process group of its own
+    assert started, "the run never started its engine"
     gather.stop_all()
     worker.join(30)
     assert not worker.is_alive()
     assert failure and isinstance(failure[0], gather.GatherError)
     with pytest.raises(ProcessLookupError):
-        os.killpg(child.pid, 0)  # the whole group is gone, the engine with it
+        os.killpg(child.pid, 0)  # the whole group is gone
+    time.sleep(0.2)
+    assert not [pid for pid in started if _running(pid)], "the engine was left running"
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie."""
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
 
 
 def _capture(into: list[BaseException], fn, *args) -> None:

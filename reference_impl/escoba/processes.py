@@ -57,16 +57,42 @@ class Terminated(BaseException):
 # --------------------------------------------------------------------------- signals
 _received: int | None = None
 _last: int | None = None
+_deferring = False
+_held: int | None = None  # a stop signal that arrived in a `stops_deferred` block
 
 
 def _on_signal(signum: int, _frame: Any) -> None:
-    global _received
+    global _received, _held
     if _received is not None:
         return  # already stopping: let the cleanup finish
     _received = signum
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(signum)
+    if _deferring:
+        _held = signum
+        return
+    raise _stop(signum)
+
+
+def _stop(signum: int) -> BaseException:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+@contextlib.contextmanager
+def stops_deferred() -> Iterator[None]:
+    """A stop signal that arrives in the block raises when the block ends, not inside it: for
+    starting a process, whose pid is lost if the raise lands between the fork and the return
+    of `Popen` (and the process with it)."""
+    global _deferring, _held
+    if _deferring or threading.current_thread() is not threading.main_thread():
+        yield  # signals raise in the main thread only: elsewhere there is nothing to hold
+        return
+    _deferring = True
+    try:
+        yield
+    finally:
+        _deferring = False
+        held, _held = _held, None
+        if held is not None:
+            raise _stop(held)  # the stop wins over whatever else the block raised
 
 
 def stopped_by() -> int | None:
@@ -351,5 +377,6 @@ __all__ = [
     "stop_pool",
     "stopped_by",
     "stopping",
+    "stops_deferred",
     "worker_pool",
 ]

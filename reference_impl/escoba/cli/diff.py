@@ -205,7 +205,7 @@ def _run(job: Any, hands: int, jobs: int, progress: Any, rules: Any, matches: in
 def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -> tuple[Any, Any]:
     """Batches of hands (and matches) until every headline difference is resolved."""
     from escoba.diff.paired import Resolution, schedule, verdicts, z_for
-    from escoba.diff.runner import new_pool
+    from escoba.diff.runner import new_pool, plan
 
     search = any(b.startswith("search") for b in job.bots)
     if args.matches is not None:
@@ -222,9 +222,11 @@ def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -
     done_hands = done_matches = 0
     taken = 0
     found: tuple[Any, ...] = ()
-    with new_pool(job, jobs) as pool:
-        for k, hands in enumerate(looks, 1):
-            matches = max(1, hands // RESOLVE_MATCH_SHARE)
+    ends = [(hands, max(1, hands // RESOLVE_MATCH_SHARE)) for hands in looks]  # hands and matches after each look
+    # One pool for every batch, no larger than the largest batch's chunks.
+    most_tasks = max(len(plan(job, *end, *begin)) for begin, end in zip([(0, 0), *ends], ends, strict=False))
+    with new_pool(job, jobs, most_tasks) as pool:
+        for k, (hands, matches) in enumerate(ends, 1):
             with _progress(job.bots, hands - done_hands, f"hands, look {k} of at most {len(looks)}", always=True) as progress:
                 batch = _run(job, hands, jobs, progress, rules, matches, start=done_hands, match_start=done_matches, pool=pool)
             part = batch if part is None else part.merge(batch)

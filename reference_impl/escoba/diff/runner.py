@@ -201,10 +201,7 @@ def run(
     `match_start … matches-1` of each. `progress(done, total)` counts hands, a match weighing as
     much as `MATCH_WEIGHT` hands. `pool`: an executor already started with `_init(job)`
     (`--until-resolved` keeps one for all its batches); else one is made for this run."""
-    size = SEARCH_CHUNK if any(b.startswith("search") for b in job.bots) else CHUNK
-    msize = max(1, size // 10) if size == SEARCH_CHUNK else MATCH_CHUNK
-    tasks: list[tuple[str, int, int]] = [("hands", lo, min(lo + size, hands)) for lo in range(start, hands, size)]
-    tasks += [("matches", lo, min(lo + msize, matches)) for lo in range(match_start, matches, msize)]
+    tasks = plan(job, hands, matches, start, match_start)
     if not tasks:
         raise ValueError("nothing to play")
     # Matches first: a match is several hands, best started while the hand chunks fill the gaps.
@@ -249,14 +246,24 @@ def run(
 MATCH_WEIGHT = 7  # a match is 6 to 9 hands: its share of the progress bar
 
 
-def new_pool(job: Job, jobs: int) -> Any:
-    """A context giving a pool of `jobs` workers ready for `run(..., pool=...)` (None when one
-    process will do); its workers stop with it, at once on an interrupt (processes.worker_pool)."""
-    if jobs <= 1:
+def plan(job: Job, hands: int, matches: int, start: int = 0, match_start: int = 0) -> list[tuple[str, int, int]]:
+    """The chunks `run` splits hands `start … hands-1` and matches `match_start … matches-1` into."""
+    size = SEARCH_CHUNK if any(b.startswith("search") for b in job.bots) else CHUNK
+    msize = max(1, size // 10) if size == SEARCH_CHUNK else MATCH_CHUNK
+    tasks: list[tuple[str, int, int]] = [("hands", lo, min(lo + size, hands)) for lo in range(start, hands, size)]
+    tasks += [("matches", lo, min(lo + msize, matches)) for lo in range(match_start, matches, msize)]
+    return tasks
+
+
+def new_pool(job: Job, jobs: int, tasks: int) -> Any:
+    """A context giving a pool of `jobs` workers (never more than `tasks`, the most any run
+    will be given) ready for `run(..., pool=...)`, or None when one process will do; its
+    workers stop with it, at once on an interrupt (processes.worker_pool)."""
+    if jobs <= 1 or tasks <= 1:
         return contextlib.nullcontext(None)
     from escoba.processes import worker_pool
 
-    return worker_pool(jobs, jobs, _init, (job,))
+    return worker_pool(jobs, tasks, _init, (job,))
 
 
 def replay(job: Job, hands: Sequence[Played], rules: tuple[Rules, Rules]) -> Tally:

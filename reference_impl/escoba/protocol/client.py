@@ -140,31 +140,34 @@ class SubprocessSession:
         self._token = uuid.uuid4().hex
         env = {**(os.environ if env is None else env), processes.ENGINE_TOKEN: self._token}
         try:
-            self.proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # its own process group: close() kills children too
-                bufsize=0,
-                cwd=cwd,
-                env=env,
-            )
-        except OSError as problem:
-            raise EngineCrashed(f"cannot start {' '.join(self.argv)}: {problem}") from None
-        self.pid = self.proc.pid
-        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
-        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        os.set_blocking(self._in, False)
-        os.set_blocking(self._out, False)
-        self._readable = selectors.DefaultSelector()
-        self._readable.register(self._out, selectors.EVENT_READ)
-        self._both = selectors.DefaultSelector()
-        self._both.register(self._out, selectors.EVENT_READ)
-        self._both.register(self._in, selectors.EVENT_WRITE)
-        self._unread: list[dict] = []
-        self._stderr = _StderrTail(self.proc.stderr)
-        try:
+            # A stop signal landing between the fork and Popen's return would lose the engine's
+            # pid (and leave the engine running): it is held until the session can be closed.
+            with processes.stops_deferred():
+                try:
+                    self.proc = subprocess.Popen(
+                        self.argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        start_new_session=True,  # its own process group: close() kills children too
+                        bufsize=0,
+                        cwd=cwd,
+                        env=env,
+                    )
+                except OSError as problem:
+                    raise EngineCrashed(f"cannot start {' '.join(self.argv)}: {problem}") from None
+                self.pid = self.proc.pid
+                assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+                self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+                os.set_blocking(self._in, False)
+                os.set_blocking(self._out, False)
+                self._readable = selectors.DefaultSelector()
+                self._readable.register(self._out, selectors.EVENT_READ)
+                self._both = selectors.DefaultSelector()
+                self._both.register(self._out, selectors.EVENT_READ)
+                self._both.register(self._in, selectors.EVENT_WRITE)
+                self._unread: list[dict] = []
+                self._stderr = _StderrTail(self.proc.stderr)
             self.timeout = max(timeout, STARTUP_TIMEOUT)
             try:
                 reply = self.request(Hello())
@@ -173,7 +176,7 @@ class SubprocessSession:
             if not isinstance(reply, HelloReply):
                 raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
             self.hello = reply
-        except EngineFailure:
+        except BaseException:  # a failed start or handshake, or a stop signal: nobody else can close us
             self.close()
             raise
 
@@ -330,7 +333,7 @@ class SubprocessSession:
         """Ask politely when the session is healthy (and no signal asked us to stop), then kill
         everything the engine started: its process group, its descendants, and whatever carries
         its token, even in a session of its own."""
-        if self.proc is None:
+        if getattr(self, "proc", None) is None:  # never started, or closed already
             return
         if self._dead is None and self.proc.poll() is None and not processes.stopping():
             saved, self.timeout = self.timeout, min(self.timeout, 0.5)

@@ -9,12 +9,15 @@ Runs go two at a time (the machine's cores); each is bounded in time and output.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,9 +27,15 @@ from escoba.errors import EscobaError
 
 MAX_OUTPUT = 64 * 1024 * 1024  # a whole report is well under a megabyte
 TIMEOUT = 600.0
+# A run asked to stop (SIGTERM) kills its engines and workers and exits within this; only then
+# is its group killed. A SIGKILL first would leave its engines running: each is in a process
+# group of its own (protocol/client.py), out of reach of the run's group.
+STOP_GRACE = 1.5
 
 
 _RUNNING: set[subprocess.Popen] = set()  # the children now running, for stop_all()
+_LOCK = threading.Lock()  # a run starting while stop_all() looks is either seen or not started
+_stopped = False  # stop_all() was called: start nothing more
 
 
 class GatherError(EscobaError):
@@ -58,8 +67,10 @@ def diff_job(a: str, b: str, hands: int | None = None, jobs: int | None = None) 
 
 def run_all(jobs: Sequence[Job], workers: int = 2) -> list[dict[str, Any]]:
     """Each job's JSON report, in the order given; GatherError for the first that fails."""
+    global _stopped
     if not jobs:
         return []
+    _stopped = False
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(jobs)))) as pool:
         return list(pool.map(run_one, jobs))
 
@@ -70,12 +81,15 @@ def run_one(job: Job) -> dict[str, Any]:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         # Its own process group: on a timeout or an interrupt the run and the engine it
         # started go together, and nothing is left behind.
-        child = subprocess.Popen(
-            [sys.executable, "-m", "escoba", *job.argv],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
-            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-        )  # fmt: skip
-        _RUNNING.add(child)
+        with _LOCK:
+            if _stopped:
+                raise GatherError(f"escoba {job.kind} {job.label}: not run (the build was stopped)")
+            child = subprocess.Popen(
+                [sys.executable, "-m", "escoba", *job.argv],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
+                env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+            )  # fmt: skip
+            _RUNNING.add(child)
         try:
             returncode = child.wait(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -106,14 +120,29 @@ def run_one(job: Job) -> dict[str, Any]:
 
 
 def _kill(child: subprocess.Popen) -> None:
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    child.wait()
+    _stop([child])
+
+
+def _stop(children: Sequence[subprocess.Popen]) -> None:
+    """Ask every run to stop, give them `STOP_GRACE` together, then kill what is left."""
+    for child in children:
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE
+    for child in children:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.wait(timeout=max(0.0, deadline - time.monotonic()))
+    for child in children:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
 
 
 def stop_all() -> None:
-    """Kill every run still going (the build was interrupted or failed): none is left behind."""
-    for child in list(_RUNNING):
-        _kill(child)
+    """Stop every run still going (the build was interrupted or failed): none is left behind,
+    nor any engine one of them started."""
+    global _stopped
+    with _LOCK:
+        _stopped = True
+        children = list(_RUNNING)
+    _stop(children)
