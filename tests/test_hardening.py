@@ -413,8 +413,9 @@ def test_an_unwritable_expectations_file_is_refused_before_the_run(tmp_path: Pat
         ("{tmp}/chart", "--plot: cannot draw a file without an extension"),
         ("{tmp}/missing/chart.png", "--plot: cannot write {tmp}/missing/chart.png: no folder {tmp}/missing"),
         ("{tmp}", "--plot: cannot draw a file without an extension"),
+        ("/proc/chart.png", "--plot: cannot write /proc/chart.png: "),  # a folder no file can be made in, even by root
     ],
-    ids=["unknown-format", "no-extension", "missing-folder", "a-folder"],
+    ids=["unknown-format", "no-extension", "missing-folder", "a-folder", "proc"],
 )
 def test_an_unwritable_chart_is_refused_before_the_simulation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, words: str) -> None:
     """--plot with a format matplotlib cannot draw or a place it cannot write exits 2 before any hand is played."""
@@ -425,6 +426,24 @@ def test_an_unwritable_chart_is_refused_before_the_simulation(tmp_path: Path, mo
     monkeypatch.setattr("escoba.diff.runner.run", no_run)
     code, _, err = run_cli("diff", "da", "sv", "--hands", "100000", "--plot", target.format(tmp=tmp_path))
     assert code == 2 and err.startswith(f"escoba diff: {words.format(tmp=tmp_path)}"), err
+
+
+def test_a_record_file_that_cannot_be_made_is_refused_before_the_game() -> None:
+    """play --record into a folder no file can be made in (/proc) exits 2 before the first deal, with one line."""
+    done = run("play", "base", "--auto", "--record", "/proc/game.json")
+    assert done.returncode == 2 and done.stdout == b"", done
+    assert done.stderr.decode().startswith("escoba play: --record: cannot write /proc/game.json: "), done
+
+
+def test_a_chart_gets_the_permissions_open_would_give(tmp_path: Path) -> None:
+    """A result file made through a temporary file is 0666 less the umask, like any new file, not mkstemp's 0600."""
+    from escoba.outputs import temporary_path
+
+    with temporary_path(tmp_path / "chart.svg") as temp:
+        Path(temp).write_text("<svg/>", encoding="utf-8")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "chart.svg").stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 def test_a_failed_write_keeps_the_old_expectations_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -59,6 +59,17 @@ def check_output_file(path: str, option: str) -> None:
         raise OutputError(f"{option}: cannot write {path}: no folder {folder}")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputError(f"{option}: cannot write {path}: the folder {folder} is not writable")
+    # The result goes to a temporary file beside it first: make sure one can be made there (a
+    # read-only file system, /proc, and root, whom os.access always lets through).
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as problem:
+        raise OutputError(f"{option}: cannot write {path}: {problem.strerror or problem}") from None
+    try:
+        os.close(fd)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, option: str = "") -> None:
@@ -103,9 +114,7 @@ def _temporary_beside(target: Path) -> Iterator[tuple[BinaryIO, str]]:
     """An open binary temporary file in `target`'s folder, removed unless it was renamed."""
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+        _as_open_makes_it(fd)
         with os.fdopen(fd, "wb") as handle:
             yield handle, temp
     finally:
@@ -113,18 +122,31 @@ def _temporary_beside(target: Path) -> Iterator[tuple[BinaryIO, str]]:
             os.unlink(temp)
 
 
+def _as_open_makes_it(fd: int) -> None:
+    """The permissions open() would give a new file (0666 less the umask), not mkstemp's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
+
+
 @contextlib.contextmanager
 def temporary_path(path: str | os.PathLike[str], *, option: str = "") -> Iterator[str]:
     """A path beside `path` for a writer that wants a file name (a chart library); renamed over
     `path` when the block ends normally, removed otherwise."""
     target = Path(path)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=target.suffix)
-    os.close(fd)
+    prefix = f"{option}: " if option else ""
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=target.suffix)
+    except OSError as problem:
+        raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
+    try:
+        _as_open_makes_it(fd)
+    finally:
+        os.close(fd)
     try:
         yield temp
         os.replace(temp, target)
     except OSError as problem:
-        prefix = f"{option}: " if option else ""
         raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
     finally:
         with contextlib.suppress(FileNotFoundError):

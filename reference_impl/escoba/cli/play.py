@@ -121,6 +121,9 @@ def _record_target(name: str, ruleset: str) -> Path:
         raise UsageError(f"--record {name}: the file exists; not overwritten")
     if not path.parent.is_dir():
         raise UsageError(f"--record {name}: no such folder: {path.parent}")
+    from escoba.outputs import check_output_file
+
+    check_output_file(name, "--record")  # a folder that takes no file is found now, not after the game
     if ruleset not in registry.bundled() or os.path.lexists(ruleset):
         raise UsageError(f"--record needs a bundled ruleset id (a case names its ruleset by id), not {ruleset}")
     return path
