@@ -162,6 +162,21 @@ def test_load_resolved_gives_the_chain_and_kind() -> None:
     assert "extends" not in resolved.doc and resolved.positions["$.capture.target"].file.endswith("base.yaml")
 
 
+def test_a_validated_ruleset_is_kept_until_a_file_of_its_chain_changes(tmp_path: Path) -> None:
+    """load_resolved serves a checked chain from memory, as an equal copy the caller may change,
+    and reads the files again when one of them changed on disk (a parent included)."""
+    parent = tmp_path / "parent-rules.yaml"
+    child = tmp_path / "child-rules.yaml"
+    parent.write_text("dsl: 1\nid: parent-rules\nkind: house\nextends: base\ncapture: {compulsory: optional}\n", encoding="utf-8")
+    child.write_text("dsl: 1\nid: child-rules\nkind: house\nextends: parent-rules.yaml\n", encoding="utf-8")
+    first, again = load_resolved(str(child)), load_resolved(str(child))
+    assert first.doc == again.doc and first.doc is not again.doc
+    again.doc["capture"]["compulsory"] = "hand"  # the caller's copy, not the cache
+    assert load_resolved(str(child)).doc["capture"]["compulsory"] == "optional"
+    parent.write_text(parent.read_text(encoding="utf-8").replace("optional", "card  "), encoding="utf-8")
+    assert load_resolved(str(child)).doc["capture"]["compulsory"] == "card"
+
+
 def _node_paths(value: object, prefix: tuple = ()) -> list[tuple]:
     found = [prefix]
     if isinstance(value, dict):

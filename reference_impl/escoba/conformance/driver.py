@@ -17,7 +17,7 @@ it, so that a broken case is reported as `broken-case` before any engine is invo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,7 @@ class Plan:
     expected: list[dict]
     decide_at_end: bool = False  # probe/perft: the case stops at a decision (ask `legal` there)
     probe: RawPlay | None = None
+    sent: Mapping[str, Any] | None = None  # the ruleset `start` carries, when not `doc` (see Runner)
 
 
 def prepare(case: Any) -> Plan:
@@ -155,7 +156,7 @@ class Driver:
 
     def _start_request(self) -> Start:
         plan, case = self.plan, self.plan.case
-        return Start(plan.doc, int(case.players), int(case.dealer), plan.hands[0].decks, case.target)
+        return Start(plan.doc if plan.sent is None else plan.sent, int(case.players), int(case.dealer), plan.hands[0].decks, case.target)
 
     @staticmethod
     def _events(reply: Reply) -> tuple[dict, ...]:

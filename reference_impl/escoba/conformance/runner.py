@@ -84,6 +84,7 @@ class CaseResult:
     common: list[str] = field(default_factory=list)  # the common rule points it exercises
     complete: bool = False  # the case ran to its end: what did not diverge agreed
     case: Any = field(default=None, repr=False, compare=False)
+    events: list[dict] = field(default_factory=list, repr=False, compare=False)  # what the engine said
 
     @property
     def as_expected(self) -> bool:
@@ -152,11 +153,15 @@ class Runner:
         on_start: Callable[[int, int, str], None] | None = None,
         stop_at_divergence: bool = False,
         strict: bool = False,
+        sent: Mapping[str, Any] | None = None,
     ):
+        # sent: the ruleset document every `start` carries instead of each case's own (escoba
+        # identify asks what an engine plays when it is sent one ruleset; the cases expect another).
         self.connect, self.command = connect, command
         self.expectations = dict(expectations or {})
         self.replay, self.on_result, self.on_start = replay, on_result, on_start
         self.stop_at_divergence, self.strict = stop_at_divergence, strict
+        self.sent = sent
         self.session: Session | None = None
         self.hello: HelloReply | None = None
         self._start_failures = 0
@@ -197,6 +202,10 @@ class Runner:
         self._apply_pin(result)
         return result
 
+    def open(self) -> HelloReply:
+        """Start the engine now, if it is not running (an `EngineFailure` if it cannot): its hello."""
+        return self._session().hello
+
     def close(self) -> None:
         if self.session is not None:
             session, self.session = self.session, None
@@ -210,6 +219,7 @@ class Runner:
         base: dict[str, Any] = dict(title=case.title, kind=case.kind, ruleset=case.ruleset, clause=case.clause)
         try:
             plan = prepare(case)
+            plan.sent = self.sent
         except TranscriptError as problem:
             return CaseResult(entry.id, "broken-case", "broken-case", message=str(problem), **base)
         base.update(case=case, requires=sorted(plan.required), common=common_exercised(case))
@@ -238,6 +248,7 @@ class Runner:
             if events is not None:
                 result.requests = events.requests
                 result.context = events.events[-3:]
+                result.events = list(events.events)
                 result.index = len(events.events)
             return result
         if trace.drain_failure is not None:
@@ -264,7 +275,8 @@ class Runner:
         divergence = first_divergence(plan.expected, trace.events, measures)
         real = divergence is not None and divergence.index < len(trace.events)
         notes = [] if measures else _measure_notes(plan.expected, trace)
-        base = {**base, "notes": notes, "complete": trace.refusal is None and len(trace.events) >= len(plan.expected)}
+        complete = trace.refusal is None and len(trace.events) >= len(plan.expected)
+        base = {**base, "notes": notes, "complete": complete, "events": list(trace.events)}
         if trace.refusal is not None and not real:
             refusal = trace.refusal
             outcome = "unsupported" if refusal.kind == "unsupported" else "error"

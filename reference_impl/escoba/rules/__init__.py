@@ -28,6 +28,9 @@ def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
     if text is None:
         path, shown = registry.find(id_or_path)
         chain = load_chain(path, shown)
+        hit = _VALID.get(shown)
+        if hit is not None and len(hit[0]) == len(chain) and all(a is b for a, b in zip(hit[0], chain)):
+            return _copy(hit[1])
     else:
         # Where the text stands for `extends` and messages; with no `id:` its id is 'stdin'.
         path, shown = Path.cwd() / "stdin.yaml", id_or_path
@@ -36,7 +39,27 @@ def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
     resolved = resolve(chain)
     _stop_if(schema.validate(resolved.doc, resolved.positions))
     _stop_if(semantics.check(resolved))
+    if text is None:
+        if len(_VALID) > 64:
+            _VALID.clear()
+        _VALID[shown] = (tuple(chain), resolved)
+        return _copy(resolved)
     return resolved
+
+
+# Validated chains, by the name shown: the parsed files (`load_cached` gives the same objects
+# while no file of the chain changed on disk, and this cache keeps them alive, so identity is
+# a sound key) and their resolved document. Validation is most of the cost of loading, and
+# searches load the same few rulesets thousands of times.
+_VALID: dict[str, tuple[tuple[object, ...], Resolved]] = {}
+
+
+def _copy(resolved: Resolved) -> Resolved:
+    """A resolved ruleset whose document the caller may change without touching the cache."""
+    import copy
+    import dataclasses
+
+    return dataclasses.replace(resolved, doc=copy.deepcopy(resolved.doc))
 
 
 def check(id_or_path: str) -> list[Problem]:

@@ -1,0 +1,49 @@
+"""Searching an engine for what it does differently: explore, shrink, identify.
+
+- `explore` (escoba.explore.lockstep) plays seeded games on an engine in lockstep with the
+  reference engine, with moves and deals biased toward what random play rarely reaches, and
+  stops each game at its first divergence (`escoba explore`);
+- `shrink` (escoba.explore.shrinking) cuts a failing case down to the smallest case that still
+  fails the same way (same rule point, same class), written as an ordinary case file;
+- `identify` (escoba.explore.inference) decides, rule point by rule point, which values an
+  engine plays, names the closest bundled ruleset and writes the house rule the engine
+  follows (`escoba identify`).
+
+All three run cases through the conformance runner (`escoba.conformance.runner`, wrapped by
+escoba.explore.harness): the same driver, comparison and rule-point attribution as
+`escoba conformance`, so a divergence found here is reported exactly as the suite reports it.
+docs/identify.md walks through them.
+
+    >>> from escoba.explore import explore, shrink, identify
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__all__ = ["explore", "identify", "shrink", "write_cases"]
+
+if TYPE_CHECKING:
+    from escoba.explore.inference import identify
+    from escoba.explore.lockstep import explore, write_cases
+    from escoba.explore.shrinking import shrink
+
+_LAZY = {
+    "explore": "escoba.explore.lockstep",
+    "write_cases": "escoba.explore.lockstep",
+    "shrink": "escoba.explore.shrinking",
+    "identify": "escoba.explore.inference",
+}
+
+
+def __getattr__(name: str):
+    # Lazy: the submodules import one another (and the runner); importing the package is cheap.
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'escoba.explore' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
