@@ -19,8 +19,8 @@ from escoba.rules import registry
 
 ROOT = Path(__file__).parents[1]
 ALL_COMMANDS = (
-    "check", "show", "play", "simulate", "bench", "engine", "conformance", "diff", "matrix",
-    "schema", "new", "list", "completion", "site",
+    "check", "show", "play", "simulate", "bench", "engine", "conformance", "explore", "shrink", "diff",
+    "matrix", "schema", "new", "list", "completion", "site",
 )  # fmt: skip
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from escoba.conformance.runner import Runner, collect
-from escoba.protocol.client import InProcessSession
-from escoba.explore.lockstep import explore, write_cases
 from escoba.explore.harness import Harness, case_length, signature
+from escoba.explore.lockstep import explore, write_cases
 from escoba.explore.shrinking import WHY_NOT_SHORTER, shrink, spot
+from escoba.protocol.client import InProcessSession
 from escoba.transcript.case import cases_dir, load_case
 
 ENGINES = Path(__file__).parent / "engines"
@@ -44,7 +44,7 @@ def test_a_divergence_is_shrunk_to_the_first_decision_of_a_two_player_deal(tmp_p
     assert case["kind"] == "perft" and case["players"] == 2 and case["hands"][0]["moves"] == []
     assert [e["event"] for e in case["expect"]] == ["hand_start", "deal", "table", "legal"]
     assert any(note.startswith("Shrunk by escoba shrink") for note in case["notes"])
-    [path] = write_cases(run.findings, tmp_path)
+    write_cases(run.findings, tmp_path)
     report = Runner(lambda: InProcessSession(MUTANTS["capture-optional"])).run(collect(tmp_path))
     [result] = report.results
     assert (result.outcome, result.cls, result.divergence.point) == ("fail", "legal-moves", "capture.compulsory")

@@ -96,9 +96,9 @@ def check_rulesets(names: list[str]) -> list[str]:
 def start_engine(argv: list[str], shown: str, timeout: float, command: str):
     """A harness whose engine has started (its hello answered); an engine that cannot start is
     a one-line usage error (exit 2), like a command that does not exist."""
+    from escoba.explore.harness import Harness
     from escoba.protocol.client import SubprocessSession
     from escoba.protocol.messages import EngineFailure
-    from escoba.explore.harness import Harness
 
     harness = Harness(lambda: SubprocessSession(argv, timeout=timeout), command=shown)
     try:

@@ -20,7 +20,7 @@ case (nothing to shrink); 2 for a usage error or an engine that cannot start."""
 EPILOG = """\
 examples:
   escoba shrink conformance/cases/rules/compulsory.card.da.json --engine './my-engine' --out shrunk
-  escoba shrink found/explore.base.leftovers-to.json --engine ./my-engine --out shrunk --budget 200
+  escoba shrink conformance/cases/probes/probe.compulsory.hand.de.json --engine ./my-engine --out shrunk --budget 200
   escoba conformance --engine ./my-engine --cases-dir shrunk"""
 
 

@@ -148,7 +148,8 @@ def opening_table(rules: Rules, kind: str, rng: random.Random) -> list[int] | No
         if (
             (kind == "opening-whole" and one == 1)
             or (kind == "opening-split" and two >= 2)
-            or (kind == "opening-no-split" and not two and sum(rules.deck.value[c] for c in table) == 2 * rules.target)
+            or (kind == "opening-no-split" and not two and rules.target is not None
+                and sum(rules.deck.value[c] for c in table) == 2 * rules.target)
             or (kind == "opening-part" and not two and finder.any_combination(table))
         ):
             return table
@@ -172,12 +173,12 @@ def play_game(rules: Rules, setup: Setup, decks: Iterator[list[int]] | None = No
         if setup.target is None:
             hand = Hand(rules, setup.players, setup.dealer, decks, record=False)
             return Game(setup, [_play_hand(hand, seats)])
-        target = setup.target
+        target: int | None = setup.target
         played: list[dict] = []
         if target in (TIE, LATER):
             target, played = _sought_target(rules, setup, decks, seats)
-            if target is None:
-                return None
+        if target is None:
+            return None
         code = {c: i for i, c in enumerate(rules.deck.code)}
         again = (order for spec in played for order in ([code[c] for c in o] for o in spec["decks"]))
         match = Match(rules, setup.players, dealer=setup.dealer, target=target, decks=chain(again, decks), record=False)
@@ -199,7 +200,7 @@ def _play_hand(hand: Hand, seats: Sequence[Bot], moves: Sequence[str] | None = N
     from escoba.notation import format_move, parse_move
 
     deck = hand.rules.deck
-    played = []
+    played: list[str] = []
     while not hand.is_over:
         assert hand.to_play is not None
         move = parse_move(moves[len(played)], deck) if moves is not None else seats[hand.to_play](hand)

@@ -25,10 +25,10 @@ from typing import Any
 
 from escoba.conformance.runner import CaseResult
 from escoba.errors import EscobaError
-from escoba.protocol.client import Session
 from escoba.explore.games import Setup, case_data, illegal_moves, play_game, random_setup
 from escoba.explore.harness import Harness, case_length, describe, fill_case, signature
 from escoba.explore.shrinking import Shrunk, shrink
+from escoba.protocol.client import Session
 
 GAMES = 200
 PROBE_SHARE = 0.5  # games that also probe a decision with an illegal move

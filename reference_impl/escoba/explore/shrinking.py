@@ -24,6 +24,7 @@ recorded in its `notes`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -90,7 +91,7 @@ def spot(expect: Sequence[Mapping[str, Any]], index: int) -> Spot:
 
 def _sort_key(data: Mapping[str, Any]) -> tuple:
     hands = data["hands"]
-    disorder = sum(a > b for hand in hands for order in hand["decks"] for a, b in zip(order, order[1:]))
+    disorder = sum(a > b for hand in hands for order in hand["decks"] for a, b in itertools.pairwise(order))
     moves = sum(len(h["moves"]) for h in hands)
     return (case_length(data), len(hands), data["players"], moves, disorder)
 
