@@ -19,7 +19,7 @@ from escoba.rules import registry
 
 ROOT = Path(__file__).parents[1]
 ALL_COMMANDS = (
-    "check", "show", "play", "simulate", "bench", "engine", "conformance", "explore", "shrink", "diff",
+    "check", "show", "play", "simulate", "bench", "engine", "conformance", "explore", "shrink", "identify", "diff",
     "matrix", "schema", "new", "list", "completion", "site",
 )  # fmt: skip
 

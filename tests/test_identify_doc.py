@@ -55,9 +55,25 @@ def shrink() -> str:
     return f"$ escoba shrink {case} --engine '{label}' --out shrunk\n{output}"
 
 
+def identify() -> str:
+    engine, label = mutant("leftovers-to-dealer")
+    with tempfile.TemporaryDirectory() as folder:
+        output = cli("identify", "--engine", engine, "--ruleset", "da", "--games", "12", "--out", folder).replace(folder, "inferred")
+    command = f"escoba identify --engine '{label}' --ruleset da --games 12 --out inferred"
+    return f"$ {command}\n" + output.replace(engine, label)
+
+
+def impostor() -> str:
+    engine, label = mutant("plays:sv")
+    output = cli("identify", "--engine", engine, "--games", "12")
+    return f"$ escoba identify --engine '{label}' --games 12\n" + output.replace(engine, label)
+
+
 PRODUCERS: dict[str, Callable[[], str]] = {
     "explore": explore,
     "shrink": shrink,
+    "identify": identify,
+    "impostor": impostor,
 }
 
 
@@ -68,7 +84,7 @@ def blocks() -> dict[str, str]:
 
 
 def normal(text: str) -> str:
-    return re.sub(r"\d+\.\d s\)", "N s)", text)
+    return re.sub(r"\d+\.\d s\b", "N s", text)
 
 
 def test_every_example_has_a_producer():

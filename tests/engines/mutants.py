@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from escoba.engine.capture import CaptureFinder
 from escoba.engine.hand import Hand
@@ -388,3 +389,21 @@ rules_mutant(
     "shared-win-ignored", "an exact tie is played off where the ruleset makes it a shared win",
     replace(tie=lambda r: "extra_hand"),
 )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------- impostors
+# Engines that play another bundled ruleset than the one they are sent: the reference engine
+# serving `sv` while the runner sends `base`, say (escoba identify must name `sv`).
+IMPOSTORS: dict[str, type[ReferenceEngine]] = {}
+
+
+def impostor(ruleset: str) -> type[ReferenceEngine]:
+    """The reference engine playing bundled `ruleset` whatever ruleset `start` sends."""
+    if ruleset not in IMPOSTORS:
+        from escoba.rules import load_resolved
+
+        def compile(self: ReferenceEngine, doc: Any) -> Rules:
+            return ReferenceEngine.compile(self, load_resolved(ruleset).doc)
+
+        IMPOSTORS[ruleset] = type(f"Plays_{ruleset.replace('-', '_')}", (ReferenceEngine,), {"compile": compile, "name": f"plays-{ruleset}"})
+    return IMPOSTORS[ruleset]

@@ -21,8 +21,8 @@ from typing import Any
 from escoba.diff.points import CONCERNS, Citation, Point, extract
 
 FORMAT = 1
-STATUSES = ("stated", "interpreted", "default", "erratum", "house")
-LETTER = {"stated": "S", "interpreted": "I", "default": "D", "erratum": "E", "house": "H"}
+STATUSES = ("stated", "interpreted", "default", "erratum", "house", "inferred")
+LETTER = {"stated": "S", "interpreted": "I", "default": "D", "erratum": "E", "house": "H", "inferred": "N"}
 NOTES = ("notes", "Errata and unsupported rules")
 
 

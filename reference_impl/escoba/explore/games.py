@@ -71,7 +71,7 @@ TIE = 0
 LATER = -1
 
 
-def random_setup(rules: Rules, rng: random.Random, players: Sequence[int], matches: bool) -> Setup:
+def random_setup(rules: Rules, rng: random.Random, players: Sequence[int], matches: bool, styles: Sequence[str] = STYLES) -> Setup:
     """A setup drawn from `rng`: one of `players`; a match three times in ten (its target chosen
     where two sides tie, or where a later hand reaches it, or a short one); an arranged deal two
     times in five."""
@@ -80,8 +80,8 @@ def random_setup(rules: Rules, rng: random.Random, players: Sequence[int], match
     if matches and rng.random() < 0.3:
         target = rng.choice((TIE, LATER, rng.choice((1, 2, 3, 4, 5, 6))))
     deal = "shuffled" if rng.random() < 0.6 else rng.choice(DEALS[1:])
-    styles = tuple(rng.choice(STYLES) for _ in range(count))
-    return Setup(count, rng.randrange(count), target, deal, styles, rng.randrange(1 << 31))
+    chosen = tuple(rng.choice(list(styles)) for _ in range(count))
+    return Setup(count, rng.randrange(count), target, deal, chosen, rng.randrange(1 << 31))
 
 
 # ---------------------------------------------------------------------------------- play

@@ -20,10 +20,13 @@ from escoba.protocol.messages import HelloReply
 
 def fill_case(data: Mapping[str, Any], folder: Path | None = None, *, check: bool = False) -> dict:
     """`data` with its expected events (TranscriptError for a case that cannot be played).
-    `check`: also the whole load-time check a case file gets (for a case about to be written)."""
+    `check`: also the whole load-time check a case file gets (for a case about to be written).
+    A case whose ruleset is a file (a hypothesis of escoba identify) is never written: it skips
+    the schema, which asks a case file for a bundled id."""
     from escoba.transcript.build import fill
 
-    return fill(data, folder / f"{data['id']}.json" if folder is not None else None, check=check)
+    schema = not str(data.get("ruleset", "")).endswith((".yaml", ".yml", ".json"))
+    return fill(data, folder / f"{data['id']}.json" if folder is not None else None, check=check, schema=schema)
 
 
 def case_length(data: Mapping[str, Any]) -> int:

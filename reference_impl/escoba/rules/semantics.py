@@ -19,7 +19,7 @@ from escoba.rules.resolve import Resolved, citations
 from escoba.rules.sources import fold, quoted_in, source_files
 
 _SECTIONS = ("deck", "players", "turn", "deal", "opening_table", "capture", "leftovers", "match")
-_NEEDS_NOTE = ("interpreted", "erratum", "default")
+_NEEDS_NOTE = ("interpreted", "erratum", "default", "inferred")
 MAX_SUM = 30  # the largest sum a capture may ask of the table (docs/dsl.md, capture)
 _NOT_FILES = ("outside", "house")
 # What a category's measure must be, by award policy.

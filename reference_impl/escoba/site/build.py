@@ -40,6 +40,7 @@ STATUS_WORDS = {
     "default": "the common default: the source is silent",
     "erratum": "erratum: the source contradicts itself",
     "house": "a house rule",
+    "inferred": "inferred from what an engine plays (escoba identify)",
 }
 BAD_COUNTS = {"fail", "error", "crash", "timeout", "broken-case", "new"}  # summary counts shown in red
 CASE_GROUPS = (

@@ -1,0 +1,161 @@
+"""`escoba identify`: which rules does this engine play?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from escoba.cli.main import UsageError, add_format_argument
+
+HELP = "infer which rules an engine plays: the closest bundled ruleset, each rule point it departs on, a house rule"
+DESCRIPTION = """\
+Send an engine one ruleset (--ruleset, default base), play seeded games on it
+against the reference engine, and change a hypothesis of what it plays until it
+explains every reply: at each divergence, one rule point set to another value (the
+values bundled rulesets give it, the values the schema allows, other readings of an
+award), else another bundled ruleset. Then print:
+
+- the bundled ruleset closest to what the engine plays, over the rule points some
+  game decided, and each point where the engine departs from it, with the minimal
+  case that shows it;
+- divergences no value of any rule point explains ("differs: no value of this rule
+  point matches"), with their case: never a guess;
+- the points no game decided (not exercised, or the engine refused or failed);
+- a house rule that extends the closest ruleset with each departing point set, each
+  marked 'status: inferred' ('escoba check' accepts it).
+
+With --out DIR the house rule (ID.yaml) and each departure's minimal case are
+written there; 'escoba conformance --cases-dir DIR' replays the cases.
+
+Exit status: 0 when the engine plays a bundled ruleset as far as the games told; 1
+when it departs from every one, or no game ran to its end; 2 for a usage error or an
+engine that cannot start."""
+EPILOG = """\
+examples:
+  escoba identify --engine './my-engine --jsonl'
+  escoba identify --engine 'python tests/engines/mutant_engine.py capture-optional' --out inferred
+  escoba identify --engine ./my-engine --ruleset da --games 80 --seed 3
+  escoba identify --engine ./my-engine --format json"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", metavar="CMD", help="the engine command (default: the reference engine)")
+    parser.add_argument("--ruleset", default="base", metavar="ID-OR-FILE", help="the ruleset the engine is sent (default: base)")
+    parser.add_argument("--games", type=int, default=40, metavar="N", help="games to play (default 40)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of the whole run (default 0)")
+    parser.add_argument("--players", metavar="N,N", help="table sizes to play at (default: all the ruleset and the engine allow)")
+    parser.add_argument("--out", metavar="DIR", help="write the house rule and each departure's minimal case into DIR")
+    parser.add_argument("--no-shrink", dest="shrink", action="store_false", help="no minimal case per departure")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
+    add_format_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from escoba.cli.explore import check_rulesets, engine_command, parse_players, start_engine
+
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, got {args.games}")
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    players = parse_players(args.players)
+    [ruleset] = check_rulesets([args.ruleset])
+    argv, shown = engine_command(args.engine)
+    from escoba.cli.conformance import _Progress
+    from escoba.explore.inference import identify
+
+    harness = start_engine(argv, shown, args.timeout, "identify")
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+
+    def on_game(game: int, games: int) -> None:
+        if progress is not None:
+            progress.show(game, games, "games")
+
+    try:
+        found = identify(harness, ruleset=ruleset, games=args.games, seed=args.seed, players=players,
+                         shrinking=args.shrink, on_game=on_game)  # fmt: skip
+    finally:
+        harness.close()
+        if progress:
+            progress.clear()
+    written = write(found, args.out) if args.out else {}
+    if args.format == "json":
+        import json
+
+        data = found.to_json()
+        data["written"] = {k: str(v) for k, v in written.items()}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(render(found, shown, written), end="")
+    return 0 if found.exact else 1
+
+
+def write(found, out: str) -> dict:
+    """The house rule and each departure's case, written whole into `out`: what was written."""
+    from pathlib import Path
+
+    import yaml
+
+    from escoba.explore.inference import cases_of
+    from escoba.transcript.build import dump_case
+    from escoba.transcript.case import case_from_data
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    rule_id = yaml.safe_load(found.house_rule)["id"]
+    files = [(folder / f"{rule_id}.yaml", found.house_rule, "house_rule")]
+    for case in cases_of(found):
+        path = folder / f"{case['id']}.json"
+        case_from_data(case, path)  # the whole load-time check before the file is written
+        files.append((path, dump_case(case), case["id"]))
+    for path, text, key in files:
+        temporary = path.with_suffix(path.suffix + ".tmp")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+        written[key] = path
+    return written
+
+
+def render(found, shown: str, written: dict) -> str:
+    from escoba.conformance.compare import format_event
+
+    lines = [
+        f"escoba identify: {found.engine} — {shown}",
+        f"sent: {found.sent}; {found.games} games, {found.cases} cases run, {found.refused} refused or failed; {found.seconds:.1f} s",
+        "",
+        f"closest bundled ruleset: {found.closest}",
+    ]
+    if found.departures:
+        n = len(found.departures)
+        lines.append(f"departs on {n} rule point{'s' if n > 1 else ''}:")
+        for d in found.departures:
+            lines.append(f"  {d.point} ({d.label}): {d.text}; {found.closest} has {d.closest_text}")
+            if d.case is not None:
+                where = written.get(d.case["id"])
+                lines.append(f"    case: {where or d.case['id']} ({len(d.case['expect'])} events)")
+    else:
+        lines.append("departs on no rule point the games decided")
+    for u in found.unmatched:
+        lines.append(f"differs: no value of this rule point matches: {u.point or 'an unnamed point'}")
+        d = u.result.divergence
+        if d is not None:
+            lines.append(f"  expected #{d.index}: {format_event(d.expected)}")
+            lines.append(f"  observed #{d.index}: {format_event(d.observed)}")
+        lines.append(f"  in a game of {len(u.case['expect'])} events: {u.case['notes'][0] if u.case.get('notes') else u.case['id']}")
+    if found.closest != found.sent:
+        departs = ", ".join(found.from_sent) or "no decided rule point"
+        lines.append(f"from the ruleset sent ({found.sent}) it departs on: {departs}")
+    lines.append(f"decided: {len(found.decided)} rule points")
+    if found.undecided:
+        lines.append(f"not decided (no game that ran to its end exercised them): {', '.join(found.undecided)}")
+    lines.append("")
+    where = written.get("house_rule")
+    lines.append(f"house rule{f' ({where})' if where else ''}:")
+    lines += [f"  {line}" for line in found.house_rule.splitlines()]
+    if not found.decided:
+        lines += ["", "UNDECIDED: no game ran to its end on the engine"]
+    elif found.exact:
+        lines += ["", f"OK: the engine plays {found.closest}"]
+    else:
+        lines += ["", f"DIFFERS: the engine departs from {found.closest}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,601 @@
+"""Identify: which rules does this engine play?
+
+The engine is always sent one ruleset (the one it claims to play, `base` unless told). What it
+does is compared with a **hypothesis**, a resolved ruleset document that starts as the one sent:
+seeded games (`escoba.explore.games`, biased toward rare situations) are played under the
+hypothesis by the reference engine and run on the engine through the conformance runner. At a
+divergence the hypothesis is changed so that it explains what the engine said, smallest change
+first:
+
+1. **one rule point set to another value**: the values bundled rulesets give the point, the
+   values the ruleset schema allows, and for an award the readings the attribution knows
+   (ties to all or to nobody, "at least" for "more than", most for a threshold, 0–4 points);
+   the point the runner attributed the divergence to is tried first. A value explains the
+   divergence when the reference engine, playing the same deal and moves under the changed
+   hypothesis, says every event the engine said, the divergent one included;
+2. **another bundled ruleset**, with the points already inferred laid over it (a category
+   scored that the hypothesis lacks is no single point).
+
+A change that explains it is adopted and the game is run again; a divergence nothing explains
+is reported as "differs: no value of this rule point matches", with its case, and never
+guessed. Games the engine refuses, crashes or times out on decide nothing.
+
+The result names the bundled ruleset closest to the final hypothesis (over the points some game
+that ran to its end exercised: see `escoba.conformance.profile`), each point where the engine
+departs from it with the minimal case that shows it (`escoba.explore.shrinking`), the points
+no game decided, and a house rule (`extends:` the closest ruleset, each departing point set and
+marked `status: inferred`) under which the engine passes every game played.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from escoba.conformance.compare import first_divergence
+from escoba.conformance.runner import CaseResult
+from escoba.errors import EscobaError
+from escoba.explore.harness import Harness, case_length, fill_case
+from escoba.protocol.client import Session
+
+GAMES = 40
+# The styles of play (escoba.explore.games) without `greedy`, whose card values are measured
+# afresh for every hypothesis (seconds each).
+STYLES = ("random", "sweeper", "placer", "leveller")
+ADOPTIONS = 12  # changes to the hypothesis one game may need
+# Points a case cannot tell apart: the deck and table arithmetic fix the deck orders a case
+# holds, and a case names its own match target.
+FIXED = ("deck.", "players.counts", "deal.hand_size", "deal.table_size", "match.target", "match.target_options", "capture.target")
+# What the runner's attribution calls a divergence of a point every ruleset shares, and the
+# concerns whose points may explain it.
+COMMON_CONCERNS = {
+    "common.deal": ("deal", "players", "opening"),
+    "common.turn": ("players",),
+    "common.captures": ("capture",),
+    "common.move_order": ("capture",),
+    "common.refusals": ("capture",),
+    "common.escoba": ("capture", "opening", "leftovers"),
+    "common.hand_total": ("scoring", "leftovers"),
+    "common.match": ("match",),
+}
+
+
+@dataclass
+class Departure:
+    """A rule point where the engine plays another value than the closest ruleset."""
+
+    point: str
+    label: str
+    value: Any  # the value the engine plays (plain JSON data)
+    text: str
+    closest_text: str  # what the closest ruleset says
+    found: dict  # the game that showed it (under the hypothesis of the time)
+    case: dict | None = None  # the minimal case, under the closest ruleset
+    steps: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "point": self.point, "label": self.label, "value": self.value, "text": self.text,
+            "closest": self.closest_text, "case": self.case["id"] if self.case else None,
+            "case_events": case_length(self.case) if self.case else None, "shrink_steps": self.steps,
+        }  # fmt: skip
+
+
+@dataclass
+class Unmatched:
+    """A divergence no value of any rule point explains."""
+
+    point: str | None
+    case: dict
+    result: CaseResult
+
+    def to_json(self) -> dict:
+        d = self.result.divergence
+        return {"point": self.point, "case": self.case["id"], "message": self.result.message, "divergence": d.to_json() if d else None}
+
+
+@dataclass
+class Identification:
+    """What `identify` found."""
+
+    engine: str
+    sent: str  # the ruleset the engine was sent
+    seed: int
+    closest: str = ""
+    departures: list[Departure] = field(default_factory=list)
+    unmatched: list[Unmatched] = field(default_factory=list)
+    decided: list[str] = field(default_factory=list)  # points some complete game exercised
+    from_sent: list[str] = field(default_factory=list)  # decided points where it departs from the ruleset sent
+    undecided: dict[str, str] = field(default_factory=dict)  # point → why not
+    games: int = 0
+    cases: int = 0
+    refused: int = 0  # games the engine refused, crashed or timed out on
+    adopted: list[str] = field(default_factory=list)  # each change to the hypothesis, in words
+    house_rule: str = ""
+    seconds: float = 0.0
+
+    @property
+    def exact(self) -> bool:
+        """The engine plays a bundled ruleset, as far as the games told (and they told something)."""
+        return bool(self.decided) and not self.departures and not self.unmatched
+
+    def to_json(self) -> dict:
+        return {
+            "engine": self.engine, "sent": self.sent, "seed": self.seed, "games": self.games, "cases": self.cases,
+            "refused": self.refused, "seconds": round(self.seconds, 3), "closest": self.closest, "exact": self.exact,
+            "departures": [d.to_json() for d in self.departures], "unmatched": [u.to_json() for u in self.unmatched],
+            "decided": self.decided, "from_sent": self.from_sent, "undecided": self.undecided, "adopted": self.adopted, "house_rule": self.house_rule,
+        }  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------- hypotheses
+class Hypotheses:
+    """Hypothesis documents as ruleset files in a scratch folder (cases name their ruleset by a
+    name the loader finds), each checked like any ruleset file; None for one that does not load."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.paths: dict[str, str | None] = {}
+
+    def path(self, doc: Mapping[str, Any]) -> str | None:
+        import escoba
+
+        key = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        if key not in self.paths:
+            name = f"identify-h{len(self.paths) + 1}"
+            path = self.folder / f"{name}.yaml"
+            path.write_text(json.dumps({**doc, "id": name}, ensure_ascii=False), encoding="utf-8")
+            try:
+                escoba.load_ruleset(str(path))
+                self.paths[key] = str(path)
+            except EscobaError:
+                self.paths[key] = None
+        return self.paths[key]
+
+
+@functools.cache
+def bundled() -> list[tuple[str, dict, dict[str, Any]]]:
+    """Each bundled ruleset: its id, resolved document and points by key (read once)."""
+    from escoba.diff.points import extract
+    from escoba.rules import load_resolved, registry
+
+    found = []
+    for name in registry.bundled_ids():
+        doc = load_resolved(name).doc
+        found.append((name, doc, {p.key: p for p in extract(doc)}))
+    return found
+
+
+def set_point(doc: Mapping[str, Any], key: str, value: Any) -> dict | None:
+    """A copy of `doc` with rule point `key` set to `value`; None if the point is not a value
+    one can set alone (a category that is not there, a point of no section)."""
+    out = copy.deepcopy(dict(doc))
+    parts = key.split(".")
+    if parts[0] == "values" and len(parts) == 2:
+        out.setdefault("values", {})[parts[1]] = copy.deepcopy(value)
+        return out
+    if parts[0] == "scoring" and len(parts) == 2 and value is None:  # a category not scored at all
+        cats = (out.get("scoring") or {}).get("categories") or []
+        kept = [c for c in cats if str(c.get("id")) != parts[1]]
+        if len(kept) == len(cats) or not kept:
+            return None
+        out["scoring"]["categories"] = kept
+        return out
+    if parts[0] == "scoring" and len(parts) == 3:
+        for cat in (out.get("scoring") or {}).get("categories") or []:
+            if str(cat.get("id")) == parts[1]:
+                cat[parts[2]] = copy.deepcopy(value)
+                return out
+        return None
+    if len(parts) == 2 and parts[0] in out and isinstance(out[parts[0]], dict):
+        out[parts[0]][parts[1]] = copy.deepcopy(value)
+        return out
+    return None
+
+
+def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """The other values worth trying for each point of `doc` (see the module's docstring)."""
+    from escoba.diff.points import _Meanings, extract
+
+    own = {p.key: p for p in extract(doc)}
+    found: dict[str, list[tuple[Any, Any]]] = {k: [] for k in own if not k.startswith(FIXED)}
+
+    def add(key: str, value: Any, meaning: Any) -> None:
+        if key in found and meaning != own[key].meaning and all(m != meaning for _, m in found[key]):
+            found[key].append((value, meaning))
+
+    for _name, _doc, points in bundled():
+        for p in points.values():
+            if p.key in found:
+                add(p.key, p.value, p.meaning)
+    for key, values in _schema_values().items():
+        for value in values:
+            add(key, value, value)
+    meanings = _Meanings(doc)
+    for key, point in own.items():
+        if key.startswith("scoring.") and key.count(".") == 1:
+            found[key].append((None, None))  # the category not scored
+        elif key.startswith("scoring.") and key.endswith(".award"):
+            for award in _award_readings(point.value, meanings):
+                from escoba.diff.points import award_meaning
+
+                add(key, award, award_meaning(award, meanings))
+        elif key.startswith("scoring.") and key.endswith(".points"):
+            for n in range(5):
+                add(key, n, n)
+    return {k: [v for v, _ in vs] for k, vs in found.items() if vs}
+
+
+def _award_readings(award: Mapping[str, Any], meanings: Any) -> list[dict]:
+    policy = award.get("policy")
+    if policy == "most":
+        return [{"policy": "most", "ties": t} for t in ("nobody", "all")]
+    if policy == "threshold":
+        bound = meanings.bound(award.get("more_than"))
+        found: list[dict] = [{"policy": "most", "ties": "nobody"}]
+        if isinstance(bound, (int, float)):
+            found.append({"policy": "threshold", "more_than": bound - 1})
+        return found
+    return []
+
+
+def _schema_values() -> dict[str, list[Any]]:
+    """Every value the ruleset schema allows for each enumerated or yes/no key of a section."""
+    from escoba.data import schemas_dir
+
+    schema = json.loads((schemas_dir() / "ruleset.schema.json").read_text(encoding="utf-8"))
+    found: dict[str, list[Any]] = {}
+    for section, body in schema.get("properties", {}).items():
+        for key, spec in (body.get("properties") or {}).items() if isinstance(body, dict) else ():
+            if not isinstance(spec, dict):
+                continue
+            if "enum" in spec:
+                found[f"{section}.{key}"] = list(spec["enum"])
+            elif spec.get("type") == "boolean":
+                found[f"{section}.{key}"] = [False, True]
+    found["opening_table.max_groups"] = [1, 2]
+    return found
+
+
+# ---------------------------------------------------------------------------------- the search
+class _Identifier:
+    def __init__(self, harness: Harness, sent_name: str, folder: Path, seed: int, players: Sequence[int] | None):
+        from escoba.rules import load_resolved
+
+        self.harness, self.seed = harness, seed
+        self.sent_name = sent_name
+        self.sent = load_resolved(sent_name).doc
+        self.hypotheses = Hypotheses(folder)
+        self.doc: dict = copy.deepcopy(self.sent)
+        self.inferred: dict[str, Any] = {}  # point → value, in the order adopted
+        self.evidence: dict[str, dict] = {}  # point → the game that showed it
+        self.players = players
+        self.passed: list[tuple[dict, CaseResult]] = []  # (case, result) of games run to their end
+        self.unmatched: dict[str | None, Unmatched] = {}
+        self.games = self.cases = self.refused = 0
+        self.adopted: list[str] = []
+
+    # ------------------------------------------------------------------ cases under a hypothesis
+    def filled(self, data: Mapping[str, Any], doc: Mapping[str, Any]) -> dict | None:
+        """`data` with its ruleset the hypothesis `doc` and its expected events; None if the
+        reference engine cannot play its moves under `doc`."""
+        path = self.hypotheses.path(doc)
+        if path is None:
+            return None
+        try:
+            filled = fill_case({**data, "ruleset": path, "pins": []})
+        except (EscobaError, ValueError, KeyError, IndexError):
+            return None
+        # The engine is sent another ruleset than the case's: it needs only the table it sits at.
+        filled["requires"] = [f for f in filled["requires"] if f.startswith("players:") or f == "match"]
+        return filled
+
+    def explains(self, data: Mapping[str, Any], doc: Mapping[str, Any], events: Sequence[dict]) -> bool:
+        """Does the reference engine under `doc`, dealt the same deck orders and making the
+        same moves, say every event the engine said (its divergent one included)? Under `doc`
+        the case may stop being playable further on (a move no longer legal, a match that ends
+        sooner or later): what it says up to there is what counts."""
+        path = self.hypotheses.path(doc)
+        if path is None:
+            return False
+        said = _replayed(data, path)
+        d = first_divergence(said, events)
+        return d is None or (d.index >= len(events) and d.observed is None)
+
+    # ------------------------------------------------------------------ explaining a divergence
+    def explain(self, data: dict, result: CaseResult) -> tuple[str, Any, dict] | None:
+        """The smallest change of the hypothesis that explains the engine's events."""
+        events = result.events
+        assert result.divergence is not None
+        point = result.divergence.point
+        options = candidates(self.doc)
+        keys = _order(list(options), point)
+        for key in keys:
+            for value in options[key]:
+                doc = set_point(self.doc, key, value)
+                if doc is not None and self.explains(data, doc, events):
+                    return key, value, doc
+        return self._another_ruleset(data, events)
+
+    def _another_ruleset(self, data: dict, events: Sequence[dict]) -> tuple[str, Any, dict] | None:
+        from escoba.diff.points import extract
+
+        mine = {p.key: p.meaning for p in extract(self.doc)}
+        ranked = []
+        for name, doc, _points in bundled():
+            for key, value in self.inferred.items():
+                doc = set_point(doc, key, value) or doc
+            points = {p.key: p.meaning for p in extract(doc)}
+            ranked.append((sum(points.get(k) != mine.get(k) for k in set(points) | set(mine)), name, doc))
+        for _, name, doc in sorted(ranked, key=lambda r: (r[0], r[1])):
+            if doc != self.doc and self.explains(data, doc, events):
+                return "ruleset", name, doc
+        return None
+
+    # ------------------------------------------------------------------ one game
+    def play(self, game: int) -> None:
+        import escoba
+        from escoba.explore.games import case_data, play_game, random_setup
+
+        rng = random.Random(f"identify:{self.seed}:{game}")
+        path = self.hypotheses.path(self.doc)
+        assert path is not None
+        rules = escoba.load_ruleset(path)
+        counts = [p for p in rules.player_counts if (self.players is None or p in self.players) and self.harness.supports(f"players:{p}")]
+        if not counts:
+            return
+        setup = random_setup(rules, rng, counts, self.harness.supports("match"), STYLES)
+        played = play_game(rules, setup)
+        if played is None:
+            return
+        self.games += 1
+        data = case_data(played, f"identify.{self.seed}.{game}", path, f"identify game {game} of seed {self.seed}",
+                         [f"Played by escoba identify (seed {self.seed}, game {game}): {setup.describe()}."])  # fmt: skip
+        for _ in range(ADOPTIONS):
+            filled = self.filled(data, self.doc)
+            if filled is None:
+                return  # the game's moves are not legal under what the engine was found to play
+            result = self.harness.run(filled)
+            self.cases += 1
+            if result.outcome == "pass":
+                self.passed.append((filled, result))
+                return
+            if result.outcome != "fail":
+                self.refused += 1
+                return
+            point = result.divergence.point if result.divergence is not None else None
+            if point in self.unmatched:
+                return
+            change = self.explain(filled, result)
+            if change is None:
+                self.unmatched[point] = Unmatched(point, filled, result)
+                return
+            key, value, doc = change
+            self.doc = doc
+            if key == "ruleset":
+                self.adopted.append(f"game {game}: the rules of {value}")
+            else:
+                self.inferred[key] = value
+                self.evidence.setdefault(key, filled)
+                self.adopted.append(f"game {game}: {key} = {_shown(value)}")
+
+
+def _meaning(points: Mapping[str, Any], key: str) -> Any:
+    p = points.get(key)
+    return None if p is None else p.meaning
+
+
+def _order(keys: list[str], point: str | None) -> list[str]:
+    """The attributed point first, then the points of its concern, then the rest."""
+    from escoba.diff.points import SECTION_SPECS
+
+    concern_of = {f"{s.section}.{s.key}": s.concern for s in SECTION_SPECS}
+
+    def concern(key: str) -> str:
+        return "scoring" if key.startswith(("scoring.", "values.")) else concern_of.get(key, "")
+
+    near: tuple[str, ...] = ()
+    if point is not None:
+        near = COMMON_CONCERNS.get(point, (concern(point),))
+    return sorted(keys, key=lambda k: (k != point, concern(k) not in near))
+
+
+def _replayed(data: Mapping[str, Any], ruleset: str) -> list[dict]:
+    """The events the reference engine says for the case's deck orders and moves under
+    `ruleset`, as far as they can be played (`escoba.transcript.record.Replay`)."""
+    from escoba.transcript.case import _build
+    from escoba.transcript.record import Replay, ReplayError
+
+    case = _build({**data, "ruleset": ruleset, "kind": "game", "expect": []}, None)
+    try:
+        replay = Replay(case)
+    except (EscobaError, ValueError, KeyError):
+        return []
+    try:
+        replay.run()
+    except (ReplayError, EscobaError, ValueError, KeyError, IndexError):
+        pass
+    return replay.events
+
+
+def _expected_stream(filled: Mapping[str, Any]) -> list[dict]:
+    """What the runner compares: the case's events, and a probe's refusal or a perft count."""
+    from escoba.conformance.driver import prepare
+    from escoba.transcript.case import _build
+
+    return prepare(_build(dict(filled), None)).expected
+
+
+def _shown(value: Any) -> str:
+    from escoba.diff.points import word
+
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return word(value)
+
+
+# ---------------------------------------------------------------------------------- the result
+def identify(
+    connect: Callable[[], Session] | Harness,
+    *,
+    ruleset: str = "base",
+    games: int = GAMES,
+    seed: int = 0,
+    players: Sequence[int] | None = None,
+    shrinking: bool = True,
+    name: str | None = None,
+    on_game: Callable[[int, int], None] | None = None,
+) -> Identification:
+    """Which rules does the engine play, when sent `ruleset`? (See the module's docstring.)"""
+    from escoba.rules import load_resolved
+
+    sent = load_resolved(ruleset).doc
+    harness = connect if isinstance(connect, Harness) else Harness(connect, sent=sent)
+    harness.runner.sent = sent
+    began = time.monotonic()
+    hello = harness.open()
+    engine = f"{hello.name} {hello.version}".strip()
+    try:
+        with tempfile.TemporaryDirectory(prefix="escoba-identify-") as scratch:
+            work = _Identifier(harness, ruleset, Path(scratch), seed, players)
+            for game in range(1, games + 1):
+                work.play(game)
+                if on_game is not None:
+                    on_game(game, games)
+            found = _conclude(work, engine, name or hello.name)
+            if shrinking:
+                _minimal_cases(harness, found, work)
+    finally:
+        if not isinstance(connect, Harness):
+            harness.close()
+    found.seconds = time.monotonic() - began
+    return found
+
+
+def _conclude(work: _Identifier, engine: str, name: str | None) -> Identification:
+    from escoba.diff.points import extract
+    from escoba.protocol.features import point_of, required_features
+    from escoba.rules import load_resolved
+
+    found = Identification(engine, work.sent_name, work.seed, games=work.games, cases=work.cases, refused=work.refused, adopted=work.adopted)
+    mine = {p.key: p for p in extract(work.doc)}
+    exercised: set[str] = set()
+    for filled, _result in work.passed:
+        events = filled["expect"]
+        for feature in required_features(load_resolved(filled["ruleset"]).doc, filled["players"], filled["target"], events, None):
+            point = point_of(feature)
+            if point is not None:
+                exercised.add(point)
+                if point.startswith("scoring.") and point.endswith(".award"):
+                    exercised.add(point.removesuffix(".award"))
+    decided = [k for k in mine if k in exercised or k in work.inferred]
+    decided += [k for k in work.inferred if k not in mine]  # a category found not scored
+    found.decided = decided
+    for key in mine:
+        if key not in decided:
+            found.undecided[key] = "no game that ran to its end exercised it" if not work.refused else "no game that ran to its end exercised it (the engine refused or failed some games)"
+    for u in work.unmatched.values():
+        found.unmatched.append(u)
+        if u.point is not None:
+            found.undecided.pop(u.point, None)
+    sent = {p.key: p for p in extract(work.sent)}
+    gone = [k for k in sent if k not in mine and k.split(".")[0] == "scoring" and ".".join(k.split(".")[:2]) not in mine]
+    found.from_sent = [k for k in decided if _meaning(sent, k) != _meaning(mine, k)] + [k for k in gone if k.count(".") == 1]
+    # The closest bundled ruleset, over the decided points; the ruleset sent wins a tie.
+    best: tuple | None = None
+    for rid, _doc, theirs in bundled():
+        differ = [k for k in decided if _meaning(theirs, k) != _meaning(mine, k)]
+        total = sum(_meaning(theirs, k) != _meaning(mine, k) for k in set(mine) | set(theirs))
+        rank = (len(differ), rid != work.sent_name, total, rid)
+        if best is None or rank < best[0]:
+            best = (rank, rid, differ, theirs)
+    assert best is not None
+    _, closest, differ, theirs = best
+    found.closest = closest
+    for key in differ:
+        p, other = mine.get(key), theirs.get(key)
+        evidence = work.evidence.get(key) or (work.passed[0][0] if work.passed else {})
+        label = p.label if p is not None else other.label if other is not None else key
+        value, text = (p.value, p.text) if p is not None else (None, "not scored")
+        found.departures.append(Departure(key, label, value, text, other.text if other else "no such category", evidence))
+    found.house_rule = house_rule(found, mine, name or engine)
+    return found
+
+
+def _minimal_cases(harness: Harness, found: Identification, work: _Identifier) -> None:
+    """For each departure, its game under the closest ruleset (sent as conformance sends it),
+    shrunk to the smallest case that still departs on that point."""
+    from escoba.explore.harness import signature
+    from escoba.explore.lockstep import slug
+    from escoba.explore.shrinking import shrink
+
+    sent = harness.runner.sent
+    harness.runner.sent = None
+    try:
+        for departure in found.departures:
+            if not departure.found:
+                continue
+            data = {**departure.found, "ruleset": found.closest, "pins": [], "id": f"identify.{slug(found.closest)}.{slug(departure.point)}"}
+            data["title"] = f"{found.closest}: the engine plays {departure.point} = {_shown(departure.value)}"
+            data["clause"] = departure.point
+            try:
+                filled = fill_case(data)
+            except (EscobaError, ValueError, KeyError, IndexError):
+                continue
+            result = harness.run(filled)
+            sig = signature(result)
+            if sig[1] != departure.point:
+                continue
+            shrunk = shrink(harness, filled, result)
+            departure.case, departure.steps = shrunk.data, shrunk.steps
+    finally:
+        harness.runner.sent = sent
+
+
+def house_rule(found: Identification, mine: Mapping[str, Any], engine: str) -> str:
+    """The house rule the engine plays: `extends:` the closest ruleset, each departure set."""
+    import yaml
+
+    from escoba.explore.lockstep import slug
+
+    doc: dict[str, Any] = {
+        "dsl": 1, "id": f"{slug(engine)}-inferred"[:60].strip("-"), "kind": "house",
+        "title": f"The rules {engine} plays, as escoba identify inferred them", "extends": found.closest,
+    }  # fmt: skip
+    for d in found.departures:
+        note = f"inferred by escoba identify (seed {found.seed}, sent {found.sent}): {found.closest} has {d.closest_text}"
+        citation = {"status": "inferred", "source": "house", "note": note}
+        parts = d.point.split(".")
+        if parts[0] == "values":
+            doc.setdefault("values", {})[parts[1]] = d.value
+        elif parts[0] == "scoring" and len(parts) == 2:
+            doc.setdefault("scoring", {}).setdefault("categories", []).append({"id": parts[1], "remove": True})
+        elif parts[0] == "scoring" and len(parts) == 3:
+            cats = doc.setdefault("scoring", {}).setdefault("categories", [])
+            cat = next((c for c in cats if c["id"] == parts[1]), None)
+            if cat is None:
+                cat = {"id": parts[1]}
+                cats.append(cat)
+            cat[parts[2]] = d.value
+            cat["provenance"] = citation
+        elif len(parts) == 2:
+            section = doc.setdefault(parts[0], {})
+            section[parts[1]] = d.value
+            section.setdefault("provenance", {})[parts[1]] = citation
+    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    return text
+
+
+def cases_of(found: Identification) -> Iterator[dict]:
+    """The minimal case of each departure, and the case of each divergence nothing explains."""
+    for d in found.departures:
+        if d.case is not None:
+            yield d.case
