@@ -129,10 +129,12 @@ def test_explore_json_on_the_reference_engine():
         (["--games", "0"], "--games must be at least 1"),
         (["--players", "2,9"], "--players: table sizes from 2 to 4"),
         (["--ruleset", "nosuch"], "nosuch"),
+        (["--ruleset", str(Path(__file__).parents[1] / "spec" / "house" / "escoba-doble.yaml"), "--out", "found"], "name a bundled ruleset"),
     ],
 )
 def test_explore_usage_errors_are_one_line_and_exit_2(args, message):
-    """A missing engine, a bad count or an unknown ruleset: one line on stderr, exit 2."""
+    """A missing engine, a bad count, an unknown ruleset, case files for a ruleset file: one
+    line on stderr, exit 2."""
     done = subprocess.run([sys.executable, "-m", "escoba", "explore", *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr

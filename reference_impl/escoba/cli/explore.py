@@ -116,6 +116,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
     players = parse_players(args.players)
     rulesets = check_rulesets(args.ruleset or ["base"])
+    if args.out:
+        from escoba.rules import registry
+
+        files = [r for r in rulesets if r not in registry.bundled()]
+        if files:
+            raise UsageError(f"--out writes case files, which name a bundled ruleset; {files[0]} is a file")
     argv, shown = engine_command(args.engine)
     from escoba.explore.lockstep import explore, write_cases
 

@@ -24,8 +24,8 @@ award), else another bundled ruleset. Then print:
 - a house rule that extends the closest ruleset with each departing point set, each
   marked 'status: inferred' ('escoba check' accepts it).
 
-With --out DIR the house rule (ID.yaml) and each departure's minimal case are
-written there; 'escoba conformance --cases-dir DIR' replays the cases.
+With --out DIR the house rule (ID.yaml) and the minimal case of each departure and
+of each divergence no value explains are written there; 'escoba conformance --cases-dir DIR' replays the cases.
 
 Exit status: 0 when the engine plays a bundled ruleset as far as the games told; 1
 when it departs from every one, or no game ran to its end; 2 for a usage error or an
@@ -141,7 +141,10 @@ def render(found, shown: str, written: dict) -> str:
         if d is not None:
             lines.append(f"  expected #{d.index}: {format_event(d.expected)}")
             lines.append(f"  observed #{d.index}: {format_event(d.observed)}")
-        lines.append(f"  in a game of {len(u.case['expect'])} events: {u.case['notes'][0] if u.case.get('notes') else u.case['id']}")
+        if u.minimal is not None:
+            lines.append(f"  case: {written.get(u.minimal['id']) or u.minimal['id']} ({len(u.minimal['expect'])} events)")
+        else:
+            lines.append(f"  in a game of {len(u.case['expect'])} events: {u.case['notes'][0] if u.case.get('notes') else u.case['id']}")
     if found.closest != found.sent:
         departs = ", ".join(found.from_sent) or "no decided rule point"
         lines.append(f"from the ruleset sent ({found.sent}) it departs on: {departs}")
@@ -150,12 +153,13 @@ def render(found, shown: str, written: dict) -> str:
         lines.append(f"not decided (no game that ran to its end exercised them): {', '.join(found.undecided)}")
     lines.append("")
     where = written.get("house_rule")
-    lines.append(f"house rule{f' ({where})' if where else ''}:")
+    caveat = " (the nearest the rules can say: the divergences above remain)" if found.unmatched else ""
+    lines.append(f"house rule{f' ({where})' if where else ''}{caveat}:")
     lines += [f"  {line}" for line in found.house_rule.splitlines()]
-    if not found.decided:
-        lines += ["", "UNDECIDED: no game ran to its end on the engine"]
-    elif found.exact:
-        lines += ["", f"OK: the engine plays {found.closest}"]
-    else:
+    if found.departures or found.unmatched:
         lines += ["", f"DIFFERS: the engine departs from {found.closest}"]
+    elif not found.decided:
+        lines += ["", "UNDECIDED: no game ran to its end on the engine"]
+    else:
+        lines += ["", f"OK: the engine plays {found.closest}"]
     return "\n".join(lines) + "\n"

@@ -94,12 +94,14 @@ class Unmatched:
     """A divergence no value of any rule point explains."""
 
     point: str | None
-    case: dict
+    case: dict  # the game that showed it (under the hypothesis of the time)
     result: CaseResult
+    minimal: dict | None = None  # the smallest case showing it under the closest ruleset
 
     def to_json(self) -> dict:
         d = self.result.divergence
-        return {"point": self.point, "case": self.case["id"], "message": self.result.message, "divergence": d.to_json() if d else None}
+        return {"point": self.point, "case": self.minimal["id"] if self.minimal else None, "message": self.result.message,
+                "divergence": d.to_json() if d else None}  # fmt: skip
 
 
 @dataclass
@@ -306,7 +308,7 @@ class _Identifier:
         path = self.hypotheses.path(doc)
         if path is None:
             return False
-        said = _replayed(data, path)
+        said = _replayed(_upto(data, len(events)), path)
         d = first_divergence(said, events)
         return d is None or (d.index >= len(events) and d.observed is None)
 
@@ -394,7 +396,7 @@ def _meaning(points: Mapping[str, Any], key: str) -> Any:
 
 
 def _order(keys: list[str], point: str | None) -> list[str]:
-    """The attributed point first, then the points of its concern, then the rest."""
+    """The attributed point first, then the points of its concern."""
     from escoba.diff.points import SECTION_SPECS
 
     concern_of = {f"{s.section}.{s.key}": s.concern for s in SECTION_SPECS}
@@ -405,25 +407,52 @@ def _order(keys: list[str], point: str | None) -> list[str]:
     near: tuple[str, ...] = ()
     if point is not None:
         near = COMMON_CONCERNS.get(point, (concern(point),))
-    return sorted(keys, key=lambda k: (k != point, concern(k) not in near))
+    # Points of other concerns are not tried: a value there would have been named instead.
+    return sorted((k for k in keys if point is None or k == point or concern(k) in near), key=lambda k: k != point)
+
+
+def _upto(data: Mapping[str, Any], count: int) -> dict:
+    """The case cut after the move its event `count` belongs to (and one more move, since
+    another hypothesis may say a few more or fewer events per move): what `explains` needs."""
+    from escoba.explore.shrinking import spot
+
+    where = spot(data["expect"], count)
+    if where.hand >= len(data["hands"]):  # after the last hand: the match's end
+        return dict(data)
+    hands = [dict(h) for h in data["hands"][: where.hand + 1]]
+    hands[-1]["moves"] = hands[-1]["moves"][: where.plays + 1]
+    return {**data, "hands": hands}
 
 
 def _replayed(data: Mapping[str, Any], ruleset: str) -> list[dict]:
     """The events the reference engine says for the case's deck orders and moves under
-    `ruleset`, as far as they can be played (`escoba.transcript.record.Replay`)."""
+    `ruleset`, as far as they can be played (`escoba.transcript.record.Replay`). A hand that
+    `ruleset` deals from fewer deck orders than the case holds (no redeal) is played from those."""
+    import re
+
     from escoba.transcript.case import _build
     from escoba.transcript.record import Replay, ReplayError
 
-    case = _build({**data, "ruleset": ruleset, "kind": "game", "expect": []}, None)
-    try:
-        replay = Replay(case)
-    except (EscobaError, ValueError, KeyError):
-        return []
-    try:
-        replay.run()
-    except (ReplayError, EscobaError, ValueError, KeyError, IndexError):
-        pass
-    return replay.events
+    hands = [dict(h) for h in data["hands"]]
+    for _ in range(len(hands) + 1):
+        case = _build({**data, "ruleset": ruleset, "kind": "game", "expect": [], "hands": hands}, None)
+        try:
+            replay = Replay(case)
+        except (EscobaError, ValueError, KeyError):
+            return []
+        try:
+            replay.run()
+        except ReplayError as e:
+            where = re.fullmatch(r"\$\.hands\[(\d+)\]\.decks", e.path)
+            used = re.match(r"the hand used (\d+) deck order", e.message)
+            if where and used:
+                h = int(where.group(1))
+                hands = [*hands[:h], {**hands[h], "decks": hands[h]["decks"][: int(used.group(1))]}]
+                continue
+        except (EscobaError, ValueError, KeyError, IndexError):
+            pass
+        return replay.events
+    return []
 
 
 def _expected_stream(filled: Mapping[str, Any]) -> list[dict]:
@@ -537,25 +566,27 @@ def _minimal_cases(harness: Harness, found: Identification, work: _Identifier) -
     from escoba.explore.lockstep import slug
     from escoba.explore.shrinking import shrink
 
+    def smallest(game: dict, point: str, title: str) -> Any:
+        data = {**game, "ruleset": found.closest, "pins": [], "id": f"identify.{slug(found.closest)}.{slug(point)}", "title": title, "clause": point}
+        try:
+            filled = fill_case(data)
+        except (EscobaError, ValueError, KeyError, IndexError):
+            return None
+        result = harness.run(filled)
+        return shrink(harness, filled, result) if signature(result)[1] == point else None
+
     sent = harness.runner.sent
     harness.runner.sent = None
     try:
         for departure in found.departures:
-            if not departure.found:
-                continue
-            data = {**departure.found, "ruleset": found.closest, "pins": [], "id": f"identify.{slug(found.closest)}.{slug(departure.point)}"}
-            data["title"] = f"{found.closest}: the engine plays {departure.point} = {_shown(departure.value)}"
-            data["clause"] = departure.point
-            try:
-                filled = fill_case(data)
-            except (EscobaError, ValueError, KeyError, IndexError):
-                continue
-            result = harness.run(filled)
-            sig = signature(result)
-            if sig[1] != departure.point:
-                continue
-            shrunk = shrink(harness, filled, result)
-            departure.case, departure.steps = shrunk.data, shrunk.steps
+            if departure.found:
+                shrunk = smallest(departure.found, departure.point, f"{found.closest}: the engine plays {departure.point} = {_shown(departure.value)}")
+                if shrunk is not None:
+                    departure.case, departure.steps = shrunk.data, shrunk.steps
+        for u in found.unmatched:
+            if u.point is not None:
+                shrunk = smallest(u.case, u.point, f"{found.closest}: the engine departs on {u.point}, as no value of it does")
+                u.minimal = shrunk.data if shrunk is not None else None
     finally:
         harness.runner.sent = sent
 
@@ -599,3 +630,6 @@ def cases_of(found: Identification) -> Iterator[dict]:
     for d in found.departures:
         if d.case is not None:
             yield d.case
+    for u in found.unmatched:
+        if u.minimal is not None:
+            yield u.minimal
