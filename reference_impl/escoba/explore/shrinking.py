@@ -473,8 +473,10 @@ class _Shrinker:
     # ------------------------------------------------------------------ notes
     def _why_not_shorter(self) -> str | None:
         best, where = self.best, self.spot()
-        if best["kind"] != "game" or self.wanted[0] == "pass":
+        if self.wanted[0] == "pass":
             return None
+        if best["kind"] in ("perft", "probe"):
+            return self._why_not_sooner()
         plays = sum(len(h["moves"]) for h in best["hands"])
         if best["target"] is not None:
             hands = len(best["hands"])
@@ -493,7 +495,12 @@ class _Shrinker:
                 f"the divergence ({describe(self.wanted)}) shows only on the hand's last play or after it, so the "
                 f"case plays the whole hand, every card dealt: {_composition(best['expect'])}."
             )
-        if best["kind"] in ("perft", "probe") and best["hands"][0]["moves"]:
+        return None
+
+    def _why_not_sooner(self) -> str | None:
+        """For a case stopped after some plays: why it is not stopped sooner."""
+        best = self.best
+        if best["hands"][0]["moves"]:
             hand = self._replay(best, 0, len(best["hands"][0]["moves"]))
             return (
                 f"the divergence ({describe(self.wanted)}) shows after {len(best['hands'][0]['moves'])} plays, with "
