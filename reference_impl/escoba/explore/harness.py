@@ -79,7 +79,7 @@ class Harness:
     def __enter__(self) -> Harness:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
 

@@ -455,14 +455,6 @@ def _replayed(data: Mapping[str, Any], ruleset: str) -> list[dict]:
     return []
 
 
-def _expected_stream(filled: Mapping[str, Any]) -> list[dict]:
-    """What the runner compares: the case's events, and a probe's refusal or a perft count."""
-    from escoba.conformance.driver import prepare
-    from escoba.transcript.case import _build
-
-    return prepare(_build(dict(filled), None)).expected
-
-
 def _shown(value: Any) -> str:
     from escoba.diff.points import word
 

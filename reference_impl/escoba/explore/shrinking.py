@@ -72,10 +72,6 @@ class Spot:
     plays: int
     at_legal: bool
 
-    @property
-    def at_start(self) -> bool:
-        return self.plays == 0 and not self.at_legal
-
 
 def spot(expect: Sequence[Mapping[str, Any]], index: int) -> Spot:
     hand = plays = 0
