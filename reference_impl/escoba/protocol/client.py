@@ -235,6 +235,11 @@ class SubprocessSession:
         return None
 
     def _died(self, failure: EngineFailure) -> EngineFailure:
+        proc = getattr(self, "proc", None)
+        if proc is not None and proc.poll() is not None:
+            # An engine that exited has written all it will: let the drain reach the end of
+            # the pipe (bounded), or a loaded machine reports the crash before its last words.
+            self._stderr.join(1.0)
         failure.stderr = self.stderr_tail()
         self._dead = failure
         self._unread = []
