@@ -140,3 +140,10 @@ def test_docs_show_the_feature_table_the_code_uses():
     text = (DOCS / "protocol.md").read_text(encoding="utf-8")
     assert features_markdown() in text
     assert legacy_markdown() in text
+
+
+def test_a_point_named_exactly_wins_over_a_pattern():
+    """`scoring.coins.ties:all` beside `scoring.*.ties:*` narrows coins only."""
+    declared = Declared(["scoring.*.ties:*", "scoring.coins.ties:all"])
+    assert declared.supports("scoring.coins.ties:all") and not declared.supports("scoring.coins.ties:nobody")
+    assert declared.supports("scoring.cards.ties:nobody")

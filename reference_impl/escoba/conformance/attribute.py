@@ -137,7 +137,7 @@ class Attributor:
             return ("turn.next_dealer", None)
         if kind in ("tie", "match_end"):
             return self._match_end(d)
-        if kind in ("leftovers", "hand_end", "totals") and _sides_differ(d):
+        if kind in ("hand_end", "totals") and _sides_differ(d):
             return ("players.partnerships", None)
         return None
 
@@ -402,7 +402,7 @@ def _sides_differ(d: Divergence) -> bool:
     e, o = d.expected, d.observed
     if e is None or o is None:
         return False
-    for name in ("points", "totals", "cards"):
+    for name in ("points", "totals", "cards"):  # per side in hand_end and totals
         a, b = e.get(name), o.get(name)
         if isinstance(a, list) and isinstance(b, list) and len(a) != len(b):
             return True

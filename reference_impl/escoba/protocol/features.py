@@ -616,7 +616,7 @@ class Declared:
 
     def supports(self, feature: str) -> bool:
         key, _, value = feature.partition(":")
-        own = [v for k, v in self.patterns if fnmatch.fnmatchcase(key, k)]
+        own = self.declared_values(key)
         if own:
             return any(fnmatch.fnmatchcase(value, v) for v in own)
         return any(fnmatch.fnmatchcase(value, v) for v in defaults_for(key))
@@ -625,8 +625,10 @@ class Declared:
         return sorted(f for f in required if not self.supports(f))
 
     def declared_values(self, key: str) -> list[str]:
-        """What the engine declares for one feature key (empty: it says nothing)."""
-        return [v for k, v in self.patterns if fnmatch.fnmatchcase(key, k)]
+        """What the engine declares for one feature key (empty: it says nothing). A key named
+        exactly wins over patterns: `scoring.coins.ties:all` beside `scoring.*.ties:*`."""
+        exact = [v for k, v in self.patterns if k == key]
+        return exact or [v for k, v in self.patterns if fnmatch.fnmatchcase(key, k)]
 
 
 def reference_features() -> tuple[str, ...]:

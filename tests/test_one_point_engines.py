@@ -1,0 +1,76 @@
+"""Engines that differ from base in exactly one rule point each (tests/engines/one_point.py),
+declaring honest features, get a rules profile that names that point and only that point as
+`differs`; the reference engine's profile over the same cases differs nowhere."""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from escoba.conformance.profile import DIFFERS
+from escoba.conformance.runner import Entry, Runner, collect
+from escoba.protocol.client import InProcessSession, SubprocessSession
+
+ENGINES = Path(__file__).parent / "engines"
+sys.path.insert(0, str(ENGINES))
+
+from one_point import ENGINES as ONE_POINT  # noqa: E402
+
+
+@cache
+def cases() -> tuple[Entry, ...]:
+    """The hand-audited cases and the probes: every rule point the suite pins, in short hands."""
+    return tuple(e for e in collect() if e.case is not None and e.case.audit in ("hand", "text"))
+
+
+def test_there_are_enough_one_point_engines():
+    """At least twelve, each on a different point or value, each described."""
+    assert len(ONE_POINT) >= 12
+    assert len({(e.point, e.description) for e in ONE_POINT.values()}) == len(ONE_POINT)
+
+
+@pytest.mark.parametrize("name", sorted(ONE_POINT))
+def test_the_profile_names_the_one_point_and_only_it(name):
+    """Run over every audited case, the engine differs on its point and on nothing else; where
+    it ran, every case passed or failed on that point only."""
+    engine = ONE_POINT[name]
+    report = Runner(lambda: InProcessSession(engine.engine)).run(cases())
+    differing = [p.point for p in report.profile() if p.status == DIFFERS]
+    assert differing == [engine.point], [(r.id, r.outcome, r.message) for r in report.results if r.outcome not in ("pass", "unsupported")]
+    for r in report.results:
+        assert r.outcome in ("pass", "fail", "unsupported"), (r.id, r.outcome, r.message)
+        assert {d.point for d in r.divergences} <= {engine.point}, r.id
+
+
+@pytest.mark.parametrize("name", sorted(ONE_POINT))
+def test_declaring_everything_the_differences_are_seen_on_that_point(name):
+    """The same engine declaring every feature (so nothing is skipped) fails the cases that
+    exercise its point, each divergence attributed to that point: what it does, not only what
+    it says."""
+    from escoba.protocol.features import point_of, reference_features
+
+    engine = ONE_POINT[name]
+    loud = type("Loud", (engine.engine,), {"features": reference_features()})
+    chosen = [e for e in cases() if engine.point in {point_of(f) for f in e.case.required_features()} or e.case.kind == "probe"]
+    report = Runner(lambda: InProcessSession(loud)).run(chosen)
+    assert report.counts()["fail"] >= 1
+    assert [p.point for p in report.profile() if p.status == DIFFERS] == [engine.point]
+
+
+def test_the_reference_engine_differs_nowhere_on_the_same_cases():
+    """The baseline the one-point engines are measured against."""
+    report = Runner(InProcessSession).run(cases())
+    assert not [p.point for p in report.profile() if p.status == DIFFERS]
+
+
+def test_a_one_point_engine_through_the_subprocess_path():
+    """Served over a real pipe, an engine's profile is the same."""
+    engine = ONE_POINT["opening-15-no-escoba"]
+    argv = [sys.executable, str(ENGINES / "one_point_engine.py"), engine.name]
+    chosen = [e for e in cases() if e.id.startswith("opening.")]
+    report = Runner(lambda: SubprocessSession(argv, timeout=20)).run(chosen)
+    assert [p.point for p in report.profile() if p.status == DIFFERS] == [engine.point]
+    assert report.engine.name == f"one-point-{engine.name}"
