@@ -43,8 +43,9 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", metavar="CMD", help="the engine command (default: the reference engine)")
     parser.add_argument(
-        "--ruleset", nargs="+", action="extend", default=[], metavar="ID", help="only cases of these rulesets"
-    )
+        "--ruleset", nargs="+", action="extend", default=[], metavar="ID-OR-FILE",
+        help="only cases of these rulesets; a ruleset file: cases generated for it on the fly (escoba cases generate)",
+    )  # fmt: skip
     parser.add_argument(
         "--case", action="append", default=[], metavar="PATTERN",
         help="only cases whose id matches this glob (repeatable): 'opening.*'",
@@ -71,11 +72,12 @@ def reference_command() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import tempfile
+    from contextlib import ExitStack
+
     from escoba.conformance import expectations as expectations_module
-    from escoba.conformance.report import render_markdown, render_text, summary_line, to_json
-    from escoba.conformance.runner import Runner, collect
+    from escoba.conformance.runner import collect
     from escoba.errors import TranscriptError
-    from escoba.protocol.client import SubprocessSession
     from escoba.rules.registry import bundled_ids, unknown_message
 
     if not args.timeout > 0 or args.timeout == float("inf"):  # `not >`: also refuses nan
@@ -93,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         argv, shown = reference_command(), "escoba engine"
     known = set(bundled_ids())
-    for ruleset in args.ruleset:
+    files = [r for r in args.ruleset if r not in known and _is_file(r)]
+    ids = [r for r in args.ruleset if r not in files]
+    for ruleset in ids:
         if ruleset not in known:
             raise UsageError(unknown_message(ruleset))
     pins = {}
@@ -102,18 +106,52 @@ def run(args: argparse.Namespace) -> int:
             pins = expectations_module.load(args.expectations)
         except expectations_module.ExpectationsError as problem:
             raise UsageError(str(problem)) from None
-    try:
-        entries = collect(args.cases_dir, args.case, args.ruleset)
-    except TranscriptError as problem:
-        raise UsageError(str(problem)) from None
-    if not entries:
-        raise UsageError("no case matches the selection" + _selection(args))
+    stack = ExitStack()
+    with stack:
+        entries = []
+        try:
+            if ids or not files:
+                entries = collect(args.cases_dir, args.case, ids)
+            for ruleset in files:  # generated into a folder that goes away with the run
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="escoba-cases-"))
+                entries += _generate(ruleset, folder, args.case)
+        except TranscriptError as problem:
+            raise UsageError(str(problem)) from None
+        if not entries:
+            raise UsageError("no case matches the selection" + _selection(args))
+        return _run(args, argv, shown, pins, entries, files)
+
+
+def _is_file(ruleset: str) -> bool:
+    from pathlib import Path
+
+    return Path(ruleset).is_file()
+
+
+def _generate(ruleset: str, folder: str, patterns: list[str]) -> list:
+    """The cases `escoba cases generate` would write for a ruleset file, loaded from `folder`."""
+    from escoba.conformance.runner import collect
+    from escoba.transcript.suite import write_suite
+
+    if sys.stderr.isatty():
+        print(f"generating cases for {ruleset}…", file=sys.stderr)
+    write_suite(ruleset, folder)
+    return collect(folder, patterns)
+
+
+def _run(args: argparse.Namespace, argv: list[str], shown: str, pins: dict, entries: list, files: list[str]) -> int:
+    from escoba.conformance import expectations as expectations_module
+    from escoba.conformance.report import render_markdown, render_text, summary_line, to_json
+    from escoba.conformance.runner import Runner
+    from escoba.protocol.client import SubprocessSession
 
     if args.list:
         return _list(entries, args.format)
 
     engine_flag = f" --engine {shlex.quote(args.engine)}" if args.engine is not None else ""
     cases_flag = f" --cases-dir {shlex.quote(args.cases_dir)}" if args.cases_dir else ""
+    if files:  # generated cases come back from the same files, not from a folder that is gone
+        cases_flag = "".join(f" --ruleset {shlex.quote(f)}" for f in files)
 
     def replay(case_id: str) -> str:
         return f"escoba conformance{engine_flag}{cases_flag} --case {shlex.quote(case_id)}"

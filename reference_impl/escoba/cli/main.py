@@ -22,8 +22,8 @@ from escoba.outputs import OutputError, StdoutError, tolerate_encoding
 # One module per subcommand, each with HELP, DESCRIPTION, EPILOG, add_arguments(parser) and
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.
 COMMANDS = (
-    "check", "show", "play", "simulate", "bench", "engine", "conformance", "explore", "shrink", "identify", "diff",
-    "matrix", "schema", "new", "list", "completion", "site",
+    "check", "show", "play", "simulate", "bench", "engine", "conformance", "cases", "explore", "shrink", "identify",
+    "diff", "matrix", "schema", "new", "list", "completion", "site",
 )  # fmt: skip
 
 

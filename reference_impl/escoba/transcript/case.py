@@ -99,14 +99,19 @@ class Case:
     def rules(self):  # -> Rules
         import escoba
 
-        return escoba.load_ruleset(self.ruleset)
+        return escoba.load_ruleset(self.ruleset_source())
 
     @cached_property
     def document(self) -> dict:
         """The resolved ruleset document: what a runner sends an engine in `start`."""
         from escoba.rules import load_resolved
 
-        return load_resolved(self.ruleset).doc
+        return load_resolved(self.ruleset_source()).doc
+
+    def ruleset_source(self) -> str:
+        """What to load for `ruleset`: a bundled id, or the file a relative path names (see
+        `ruleset_file`)."""
+        return str(ruleset_file(self.ruleset, self.path)) if is_ruleset_path(self.ruleset) else self.ruleset
 
     def deck_orders(self, hand: int = 0) -> list[list[int]]:
         deck = self.rules.deck
@@ -147,6 +152,37 @@ class Case:
         return _shown(self.path) if self.path is not None else f"<case {self.id}>"
 
 
+# --------------------------------------------------------------------------- rulesets named by path
+RULESET_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_ruleset_path(ruleset: str) -> bool:
+    """A case's `ruleset` names a file (`my-rules.yaml`), not a bundled id."""
+    return ruleset.endswith(RULESET_SUFFIXES)
+
+
+def ruleset_file(ruleset: str, case_path: Path | None) -> Path:
+    """The ruleset file a case names by a path relative to the case file. Cases may come from
+    anyone, so the file must be inside the case's own folder (or below it): no absolute path,
+    no `..`, no symbolic link leading out. A case not read from a file (built in memory) is
+    relative to the working folder."""
+    base = case_path.parent if case_path is not None else Path(".")
+    where = case_path if case_path is not None else Path("<case>")
+    relative = Path(ruleset)
+    if relative.is_absolute() or ".." in relative.parts or "\\" in ruleset:
+        raise _error(where, "$.ruleset", f"{ruleset!r}: a ruleset file is named by a path inside the case's folder (no absolute path, no '..')")
+    target = base / relative
+    try:
+        inside = target.resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise _error(where, "$.ruleset", f"{ruleset!r} leads out of the case's folder")
+    if not target.is_file():
+        raise _error(where, "$.ruleset", f"no ruleset file {_shown(target)}")
+    return target
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -177,7 +213,13 @@ def iter_case_files(root: Path) -> Iterator[Path]:
         return
     if not root.is_dir():
         raise TranscriptError(f"{_shown(root)}: no such folder of cases")
-    yield from sorted(root.rglob("*.json"), key=lambda p: p.relative_to(root).as_posix())
+    found = (p for p in root.rglob("*.json") if not is_ruleset_name(p.name))
+    yield from sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def is_ruleset_name(name: str) -> bool:
+    """`ruleset.json` and `*.ruleset.json` beside cases are rulesets the cases name, not cases."""
+    return name == "ruleset.json" or name.endswith(".ruleset.json")
 
 
 def load_case(path: str | Path, *, replay: bool = True) -> Case:
@@ -425,7 +467,9 @@ class _Checker:
         import escoba
 
         try:
-            return escoba.load_ruleset(self.case.ruleset)
+            return escoba.load_ruleset(self.case.ruleset_source())
+        except TranscriptError as e:
+            raise self.fail("$.ruleset", getattr(e, "message", str(e))) from None
         except UnknownRuleset as e:
             raise self.fail("$.ruleset", str(e)) from None
         except EscobaError as e:
