@@ -47,8 +47,8 @@ def _at_repository_root(monkeypatch):
 def test_the_corpus_is_small_and_covers_every_group():
     """Few enough cases, small enough files, for a subprocess engine to replay in seconds."""
     groups = {p.parent.name for p in CASE_FILES}
-    assert groups == {"generated", "perft", "probes", "rules", "text"}
-    assert len(CASE_FILES) <= 150
+    assert groups == {"coverage", "generated", "perft", "probes", "rules", "text"}
+    assert len(CASE_FILES) <= 160
     assert sum(p.stat().st_size for p in CASE_FILES) <= 2_000_000
 
 
@@ -334,7 +334,7 @@ def test_swapping_copas_and_espadas_swaps_the_events(path):
     if isinstance(data.get("probe", {}).get("move"), str):
         data["probe"]["move"] = data["probe"]["move"].translate(str.maketrans("♥♠", "♠♥"))
     data["pins"], data["expect"] = [], []
-    got = Replay(_build(data, None)).run()
+    got = Replay(_build(data, path)).run()
     assert _without_reasons(got) == _without_reasons(_swap_events(c.expect, deck))
 
 
@@ -384,5 +384,5 @@ def test_rotating_the_seats_rotates_the_events(path):
     data = json.loads(path.read_text(encoding="utf-8"))
     data["dealer"] = (c.dealer + step) % c.players
     data["pins"], data["expect"] = [], []
-    got = Replay(_build(data, None)).run()
+    got = Replay(_build(data, path)).run()
     assert _without_reasons(got) == _without_reasons(_rotate(c.expect, c.players, step, not partners))
