@@ -19,8 +19,8 @@ from escoba.rules import registry
 
 ROOT = Path(__file__).parents[1]
 ALL_COMMANDS = (
-    "check", "show", "play", "simulate", "bench", "engine", "conformance", "explore", "shrink", "identify", "diff",
-    "matrix", "schema", "new", "list", "completion", "site",
+    "check", "show", "play", "simulate", "bench", "engine", "conformance", "cases", "explore", "shrink", "identify",
+    "diff", "matrix", "schema", "new", "list", "completion", "site",
 )  # fmt: skip
 
 
@@ -68,6 +68,7 @@ PLACEHOLDERS = {
     "./my-engine": "the user's engine",
     "my-rules.yaml": "the user's file",
     "known-failures.yaml": "written by the --write-expectations example beside it",
+    "tests/escoba-cases": "written by the cases generate example beside it",
 }
 OUTPUTS = {"plot", "write_expectations", "record", "out", "name"}  # dests that name a file to write
 
@@ -193,7 +194,7 @@ def test_bash_completion_completes_commands_options_values_and_ids(tmp_path: Pat
     (tmp_path / "mine.yaml").write_text("dsl: 1\n")
     (tmp_path / "notes.txt").write_text("")
     assert bash_complete(script, "escoba", "") == [*ALL_COMMANDS, "--help", "--version"]
-    assert bash_complete(script, "escoba", "c") == ["check", "conformance", "completion"]
+    assert bash_complete(script, "escoba", "c") == ["check", "conformance", "cases", "completion"]
     assert bash_complete(script, "escoba", "check", "--f") == ["--format"]
     assert bash_complete(script, "escoba", "check", "--format", "") == ["text", "json"]
     assert bash_complete(script, "escoba", "diff", "da", "s") == ["sv"]
