@@ -607,7 +607,7 @@ def start_request(ruleset_id: str) -> dict:
     return {"cmd": "start", "ruleset": dict(rules.doc), "players": rules.player_counts[0], "dealer": 0, "decks": [order], "target": None}
 
 
-RULESET_IDS = sorted({e.case.ruleset for e in entries()}) if CASE_FILES else ["base"]
+RULESET_IDS = sorted({e.case.ruleset_source() for e in entries()}) if CASE_FILES else ["base"]  # ids, or files beside cases
 COMMANDS = ["hello", "start", "legal", "play", "state", "score", "next_hand", "quit", "dance", ""]
 
 
