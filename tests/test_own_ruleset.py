@@ -189,3 +189,22 @@ def test_an_absolute_ruleset_path_is_refused_by_the_schema(tmp_path):
     """An absolute path is not even a valid `ruleset` value."""
     with pytest.raises(TranscriptError, match=r"\$\.ruleset"):
         load_case(copy_case(tmp_path, str(Path(sys.prefix) / "x.yaml")))
+
+
+def test_a_ruleset_named_again_is_loaded_afresh_when_a_file_of_its_chain_changed(tmp_path, monkeypatch):
+    """The loader's ruleset cache: the same document while no file changes, a fresh one when the
+    parent a ruleset extends changes (not only the file named)."""
+    from escoba.transcript.case import loaded_ruleset
+
+    monkeypatch.chdir(tmp_path)
+    parent = tmp_path / "parent.yaml"
+    parent.write_text(HOUSE, encoding="utf-8")
+    (tmp_path / "child.yaml").write_text("dsl: 1\nid: child\nkind: house\nextends: parent.yaml\ntitle: The parent's rules\n", encoding="utf-8")
+    doc, rules = loaded_ruleset("child.yaml")
+    assert loaded_ruleset("child.yaml")[1] is rules
+    assert next(c for c in doc["scoring"]["categories"] if c["id"] == "escobas")["points"] == 2
+    parent.write_text(HOUSE.replace("points: 2", "points: 3"), encoding="utf-8")
+    os.utime(parent, ns=(1, 1))  # a new stamp even where the clock is coarse
+    doc, again = loaded_ruleset("child.yaml")
+    assert again is not rules
+    assert next(c for c in doc["scoring"]["categories"] if c["id"] == "escobas")["points"] == 3

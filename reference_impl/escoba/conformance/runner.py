@@ -389,7 +389,9 @@ def collect(
 
     Each file is loaded on its own, so one broken case is one `broken-case`, not a failed run.
     The loader's replay check (the moves are legal for the reference engine) is skipped: it
-    costs a game per case, and the reference engine's own run reports the same problem.
+    costs a game per case, and the reference engine's own run reports the same problem. The
+    bundled cases are not checked against the JSON Schema again either: the tests check every
+    one (tests/test_transcripts.py); cases from elsewhere are checked in full.
     """
     import fnmatch
     import json
@@ -405,7 +407,7 @@ def collect(
         if patterns and not any(fnmatch.fnmatchcase(case_id, p) for p in patterns):
             continue
         try:
-            case = load_case(path, replay=False)
+            case = load_case(path, replay=False, schema=root is not None)
         except (TranscriptError, RecursionError, ValueError, LookupError, TypeError) as problem:
             # Anything but a TranscriptError is a loader bug; the run still goes on without it.
             if not isinstance(problem, TranscriptError):

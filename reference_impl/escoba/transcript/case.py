@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from escoba.data import conformance_dir, schemas_dir
 from escoba.errors import (
@@ -90,6 +90,7 @@ class Case:
     perft: Perft | None = None
     generator: Mapping[str, Any] | None = None
     legal: str = "moves"  # how legal events record the moves: every move, or their count
+    parsed: dict = field(default_factory=dict, compare=False, repr=False)  # hand → its moves, parsed once
     requires: tuple[str, ...] | None = None  # features needed (computed by the generator)
     format: int = FORMAT
     path: Path | None = field(default=None, compare=False)
@@ -97,16 +98,12 @@ class Case:
     # ---------------------------------------------------------------- the engine's view
     @cached_property
     def rules(self):  # -> Rules
-        import escoba
-
-        return escoba.load_ruleset(self.ruleset_source())
+        return loaded_ruleset(self.ruleset_source())[1]
 
     @cached_property
     def document(self) -> dict:
         """The resolved ruleset document: what a runner sends an engine in `start`."""
-        from escoba.rules import load_resolved
-
-        return load_resolved(self.ruleset_source()).doc
+        return loaded_ruleset(self.ruleset_source())[0]
 
     def ruleset_source(self) -> str:
         """What to load for `ruleset`: a bundled id, or the file a relative path names (see
@@ -119,9 +116,11 @@ class Case:
         return [[codes[c] for c in order] for order in self.hands[hand].decks]
 
     def moves(self, hand: int = 0) -> list:  # -> list[Move]
-        from escoba.notation import parse_move
+        if hand not in self.parsed:
+            from escoba.notation import parse_move
 
-        return [parse_move(text, self.rules.deck) for text in self.hands[hand].moves]
+            self.parsed[hand] = [parse_move(text, self.rules.deck) for text in self.hands[hand].moves]
+        return list(self.parsed[hand])
 
     def wire_moves(self, hand: int = 0) -> list[dict]:
         """The moves as the protocol sends them: `{"card": "7d", "take": ["3c", "5h"]}`."""
@@ -153,6 +152,56 @@ class Case:
 
 
 # --------------------------------------------------------------------------- rulesets named by path
+_LOADED: dict[tuple[str, str], tuple[list[tuple[str, int, int]], Any]] = {}
+
+
+def loaded_ruleset(source: str) -> tuple[dict, Any]:
+    """The resolved document (frozen: every case of the ruleset shares it) and the compiled
+    rules of a ruleset id or file, resolved once per process while no file of its `extends`
+    chain changes: a suite names a few rulesets from a hundred cases, and resolving one
+    (schema, semantic checks) is the loader's largest cost."""
+    from escoba.rules import load_resolved
+    from escoba.rules.compile import rules_from_document
+
+    key = (os.getcwd(), source)  # a relative path means another file in another folder
+    hit = _LOADED.get(key)
+    if hit is None or _stamps([path for path, _, _ in hit[0]]) != hit[0]:
+        resolved = load_resolved(source)
+        if len(_LOADED) > 128:
+            _LOADED.clear()
+        hit = _LOADED[key] = (_stamps([str(d.path) for d in resolved.files]), rules_from_document(resolved.doc))
+    return cast(dict, hit[1].doc), hit[1]  # Rules.doc is a FrozenDict: a dict no one can change
+
+
+def _stamps(paths: list[str]) -> list[tuple[str, int, int]]:
+    """Each file with its modification time and size (-1 for one that is gone)."""
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            out.append((path, st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((path, -1, -1))
+    return out
+
+
+_MOVES: dict[tuple[Any, str], Any] = {}
+
+
+def _parse_move(text: str, deck: Any) -> Any:
+    """`parse_move`, remembered per deck (equal decks of different rulesets share it): the same
+    few hundred moves recur across a suite's cases, and the parser is the loader's largest cost."""
+    from escoba.notation import parse_move
+
+    key = (deck, text)
+    hit = _MOVES.get(key)
+    if hit is None:
+        if len(_MOVES) > 20000:
+            _MOVES.clear()
+        hit = _MOVES[key] = parse_move(text, deck)
+    return hit
+
+
 RULESET_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -222,10 +271,12 @@ def is_ruleset_name(name: str) -> bool:
     return name == "ruleset.json" or name.endswith(".ruleset.json")
 
 
-def load_case(path: str | Path, *, replay: bool = True) -> Case:
+def load_case(path: str | Path, *, replay: bool = True, schema: bool = True) -> Case:
     """Load one case file and check it; `TranscriptError` (file, JSON path, message) if broken.
 
-    `replay=False` skips the checks that run the reference engine (legal moves, the probe).
+    `replay=False` skips the checks that run the reference engine (legal moves, the probe);
+    `schema=False` skips the JSON Schema, for the bundled cases only (tests/test_transcripts.py
+    checks every one of them against it; a conformance run need not again).
     """
     path = Path(path)
     try:
@@ -246,15 +297,15 @@ def load_case(path: str | Path, *, replay: bool = True) -> Case:
         raise _error(path, "$", f"not JSON: {shorten(str(e), 120)}") from None
     except RecursionError:  # json nests by recursion; a case is a few levels deep
         raise _error(path, "$", "nested too deeply to be a case") from None
-    return case_from_data(data, path, replay=replay)
+    return case_from_data(data, path, replay=replay, schema=schema)
 
 
-
-def case_from_data(data: Any, path: Path | None = None, *, replay: bool = True) -> Case:
+def case_from_data(data: Any, path: Path | None = None, *, replay: bool = True, schema: bool = True) -> Case:
     """Check already-parsed case data (the generator uses this before writing a file)."""
     where = path if path is not None else Path("<case>")
     _check_format(data, where)
-    _check_schema(data, where)
+    if schema:
+        _check_schema(data, where)
     if path is not None and data["id"] != path.stem:
         raise _error(where, "$.id", f"the id {data['id']!r} is not the file name {path.stem!r}")
     case = _build(data, path)
@@ -435,6 +486,7 @@ class _Checker:
             for d, order in enumerate(spec.decks):
                 self._deck(rules, order, f"$.hands[{h}].decks[{d}]")
         moves = [self._moves(rules, h, spec) for h, spec in enumerate(case.hands)]
+        case.parsed.update(enumerate(moves))  # the runner sends them next: parse once
         if case.probe is not None:
             self._probe_parses(rules)
         self._expected_cards(rules)
@@ -464,10 +516,8 @@ class _Checker:
                             raise self.fail(path, f"unknown card code {quoted(code)} (not in the deck of {rules.id})")
 
     def _rules(self):  # -> Rules
-        import escoba
-
         try:
-            return escoba.load_ruleset(self.case.ruleset_source())
+            return loaded_ruleset(self.case.ruleset_source())[1]
         except TranscriptError as e:
             raise self.fail("$.ruleset", getattr(e, "message", str(e))) from None
         except UnknownRuleset as e:
@@ -491,12 +541,10 @@ class _Checker:
             raise self.fail(path, f"not the {len(deck)}-card deck of {rules.id} ({'; '.join(parts)})")
 
     def _moves(self, rules, h: int, spec: HandSpec) -> list:
-        from escoba.notation import parse_move
-
         parsed = []
         for i, text in enumerate(spec.moves):
             try:
-                parsed.append(parse_move(text, rules.deck))
+                parsed.append(_parse_move(text, rules.deck))
             except NotationError as e:
                 raise self.fail(f"$.hands[{h}].moves[{i}]", e.message, e.text or None, e.column) from None
         return parsed
