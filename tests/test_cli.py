@@ -70,7 +70,7 @@ PLACEHOLDERS = {
     "known-failures.yaml": "written by the --write-expectations example beside it",
     "tests/escoba-cases": "written by the cases generate example beside it",
 }
-OUTPUTS = {"plot", "write_expectations", "record", "out", "name"}  # dests that name a file to write
+OUTPUTS = {"plot", "write_expectations", "junit", "record", "out", "name"}  # dests that name a file to write
 
 
 def _looks_like_a_file(token: str) -> bool:

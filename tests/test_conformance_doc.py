@@ -82,7 +82,28 @@ def profile() -> str:
     return shown("escoba conformance --engine 'python my_engine.py'", "…\n" + "\n".join(lines[start:]) + "\n")
 
 
+def grid() -> str:
+    """Two engines, the reference and "my engine", on a few cases: the summary lines and the grid."""
+    from escoba.conformance.report import render_grid, summary_line
+    from escoba.conformance.runner import Runner, collect
+    from escoba.protocol.client import InProcessSession
+
+    sys.path.insert(0, str(ENGINES))
+    from mutants import MUTANTS
+
+    entries = collect(patterns=["opening.fifteen.*", "probe.wrong-sum.base"])
+    mine = type("MyEngine", (MUTANTS["opening-15-not-escoba"],), {"name": "my-engine", "version": "0.3"})
+    reports = [
+        Runner(InProcessSession, command="escoba engine").run(entries),
+        Runner(lambda: InProcessSession(mine), command="python my_engine.py").run(entries),
+    ]
+    lines = [f"{r.engine.command}: {summary_line(r)}" for r in reports]
+    command = "escoba conformance --engine 'escoba engine' --engine 'python my_engine.py' --case 'opening.fifteen.*' --case probe.wrong-sum.base"
+    return shown(command, "\n".join(lines) + "\n\n" + render_grid(reports))
+
+
 PRODUCERS: dict[str, Callable[[], str]] = {
+    "grid": grid,
     "reference": reference,
     "minimal": minimal,
     "failure": failure,

@@ -27,7 +27,8 @@ killed with all its children at the end. Without --engine the built-in reference
 engine runs, through the same subprocess protocol ('escoba engine').
 
 Exit status: 0 when no case failed (a skip is not a failure, unless --strict) and at
-least one case ran; 1 when a case failed or none could run; 2 for a usage error."""
+least one case ran; 1 when a case failed or none could run; 2 for a usage error or
+an engine that does not start (one line, with what it printed)."""
 EPILOG = """\
 examples:
   escoba conformance                                   the reference engine, every case
@@ -37,11 +38,16 @@ examples:
   escoba conformance --engine ./my-engine --expectations known-failures.yaml
   escoba conformance --engine ./my-engine --write-expectations known-failures.yaml
   escoba conformance --engine ./my-engine --all-divergences --strict
-  escoba conformance --list --ruleset sv --format json"""
+  escoba conformance --list --ruleset sv --format json
+  escoba conformance --engine ./my-engine --junit escoba.xml -q       JUnit XML for CI, quiet
+  escoba conformance --engine 'escoba engine' --engine ./my-engine   one table, engines by outcomes"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--engine", metavar="CMD", help="the engine command (default: the reference engine)")
+    parser.add_argument(
+        "--engine", metavar="CMD", action="append", default=None,
+        help="the engine command (default: the reference engine); repeat it to compare engines in one table",
+    )  # fmt: skip
     parser.add_argument(
         "--ruleset", nargs="+", action="extend", default=[], metavar="ID-OR-FILE",
         help="only cases of these rulesets; a ruleset file: cases generated for it on the fly (escoba cases generate)",
@@ -64,6 +70,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="list every divergence of a failing case, each with its rule point (JSON always has them)",
     )  # fmt: skip
     parser.add_argument("--strict", action="store_true", help="a case skipped as unsupported fails the run (unless pinned)")
+    parser.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI systems)")
+    parser.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1, help="stop at the first failing case")
+    parser.add_argument("--maxfail", type=int, metavar="N", help="stop after N failing cases")
+    parser.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=0,
+                        help="only the failing cases, the profile's count and the summary")  # fmt: skip
+    parser.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
+                        help="every case, and every point of the rules profile")  # fmt: skip
 
 
 def reference_command() -> list[str]:
@@ -82,18 +95,25 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.timeout > 0 or args.timeout == float("inf"):  # `not >`: also refuses nan
         raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
-    if args.write_expectations:
-        check_output_file(args.write_expectations, "--write-expectations")  # before the run, not after
-    if args.engine is not None:
+    for option, path in (("--write-expectations", args.write_expectations), ("--junit", args.junit)):
+        if path:
+            check_output_file(path, option)  # before the run, not after
+    if args.maxfail is not None and args.maxfail < 1:
+        raise UsageError(f"--maxfail must be 1 or more, got {args.maxfail}")
+    engines = []
+    for command in args.engine or [None]:
+        if command is None:
+            engines.append((reference_command(), "escoba engine", None))
+            continue
         try:
-            argv = shlex.split(args.engine)
+            argv = shlex.split(command)
         except ValueError as problem:
             raise UsageError(f"--engine: {problem}") from None
         if not argv:
             raise UsageError("--engine: an empty command")
-        shown = args.engine
-    else:
-        argv, shown = reference_command(), "escoba engine"
+        engines.append((argv, command, command))
+    if len(engines) > 1 and (args.write_expectations or args.expectations):
+        raise UsageError("--expectations and --write-expectations pin one engine's failures: give one --engine")
     known = set(bundled_ids())
     files = [r for r in args.ruleset if r not in known and _is_file(r)]
     ids = [r for r in args.ruleset if r not in files]
@@ -119,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(problem)) from None
         if not entries:
             raise UsageError("no case matches the selection" + _selection(args))
-        return _run(args, argv, shown, pins, entries, files)
+        return _run(args, engines, pins, entries, files)
 
 
 def _is_file(ruleset: str) -> bool:
@@ -139,16 +159,83 @@ def _generate(ruleset: str, folder: str, patterns: list[str]) -> list:
     return collect(folder, patterns)
 
 
-def _run(args: argparse.Namespace, argv: list[str], shown: str, pins: dict, entries: list, files: list[str]) -> int:
-    from escoba.conformance import expectations as expectations_module
-    from escoba.conformance.report import render_markdown, render_text, summary_line, to_json
-    from escoba.conformance.runner import Runner
-    from escoba.protocol.client import SubprocessSession
+def _run(args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str]) -> int:
+    from escoba.conformance.report import render_grid, render_markdown, render_text, summary_line, to_json
 
     if args.list:
         return _list(entries, args.format)
+    reports = []
+    started = _start(engines, args.timeout)  # every engine answers hello before any case runs
+    try:
+        for (argv, shown, flag), first in zip(engines, started, strict=True):
+            reports.append(_run_engine(args, argv, shown, flag, first, pins, entries, files))
+    finally:
+        for first in started:
+            for session in first:
+                session.close()
+    if args.junit:
+        from escoba.conformance.junit import to_junit
 
-    engine_flag = f" --engine {shlex.quote(args.engine)}" if args.engine is not None else ""
+        write_atomic(args.junit, to_junit(reports), option="--junit")
+    several = len(reports) > 1
+    if args.format == "json":
+        import json
+
+        data = [to_json(r) for r in reports] if several else to_json(reports[0])
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(render_grid(reports, markdown=True) if several else render_markdown(reports[0]), end="")
+    elif several:
+        for report in reports:
+            print(f"{report.engine.command}: {summary_line(report)}")
+        print()
+        print(render_grid(reports), end="")
+    else:
+        print(render_text(reports[0], all_divergences=args.all_divergences, verbosity=args.verbosity), end="")
+    report = reports[0]
+    if args.write_expectations:
+        named = f"{report.engine.name} {report.engine.version}".strip()
+        shown = engines[0][1]
+        _write_expectations(args.write_expectations, report, f"{named} ({shown})" if named else shown)
+        if args.format == "text":
+            print(f"wrote {args.write_expectations}")
+    elif args.format != "text" and not all(r.ok for r in reports):
+        for r in reports:
+            if not r.ok:
+                print(summary_line(r), file=sys.stderr)
+    return 0 if all(r.ok for r in reports) else 1
+
+
+def _start(engines: list, timeout: float) -> list[list]:
+    """Each engine started once (its session kept for its first case): one that cannot start,
+    or exits before `hello`, is one line and exit 2, not a crash for every case."""
+    from escoba.conformance.report import did_not_start
+    from escoba.protocol.client import SubprocessSession
+    from escoba.protocol.messages import EngineFailure
+
+    started: list[list] = []
+    for argv, shown, _ in engines:
+        try:
+            started.append([SubprocessSession(argv, timeout=timeout)])
+        except EngineFailure as failure:
+            for first in started:
+                first[0].close()
+            raise UsageError(did_not_start(shown, failure)) from None
+    return started
+
+
+def _run_engine(
+    args: argparse.Namespace, argv: list[str], shown: str, flag: str | None, first: list, pins: dict, entries: list, files: list[str]
+):  # fmt: skip
+    """One engine through every case; `first` holds its session already started."""
+    from escoba.conformance import expectations as expectations_module
+    from escoba.conformance.runner import Runner
+    from escoba.protocol.client import SubprocessSession
+
+    def connect() -> SubprocessSession:
+        return first.pop() if first else SubprocessSession(argv, timeout=args.timeout)
+
+    engine_flag = f" --engine {shlex.quote(flag)}" if flag is not None else ""
     cases_flag = f" --cases-dir {shlex.quote(args.cases_dir)}" if args.cases_dir else ""
     if files:  # generated cases come back from the same files, not from a folder that is gone
         cases_flag = "".join(f" --ruleset {shlex.quote(f)}" for f in files)
@@ -158,15 +245,11 @@ def _run(args: argparse.Namespace, argv: list[str], shown: str, pins: dict, entr
 
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     runner = Runner(
-        lambda: SubprocessSession(argv, timeout=args.timeout),
-        command=shown,
-        expectations=pins,
-        replay=replay,
-        on_start=progress.show if progress else None,
-        strict=args.strict,
-    )
+        connect, command=shown, expectations=pins, replay=replay,
+        on_start=progress.show if progress else None, strict=args.strict,
+    )  # fmt: skip
     try:
-        report = runner.run(entries)
+        report = runner.run(entries, maxfail=args.maxfail)
     finally:
         if progress:
             progress.clear()
@@ -179,23 +262,7 @@ def _run(args: argparse.Namespace, argv: list[str], shown: str, pins: dict, entr
         stale = expectations_module.unknown_ids(pins, every)
         if stale:
             report.warnings.append(f"{args.expectations}: pinned cases that do not exist: {', '.join(stale)}")
-
-    if args.format == "json":
-        import json
-
-        print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
-    elif args.format == "markdown":
-        print(render_markdown(report), end="")
-    else:
-        print(render_text(report, all_divergences=args.all_divergences), end="")
-    if args.write_expectations:
-        named = f"{report.engine.name} {report.engine.version}".strip()
-        _write_expectations(args.write_expectations, report, f"{named} ({shown})" if named else shown)
-        if args.format == "text":
-            print(f"wrote {args.write_expectations}")
-    elif args.format != "text" and not report.ok:
-        print(summary_line(report), file=sys.stderr)
-    return 0 if report.ok else 1
+    return report
 
 
 def _list(entries, format: str = "text") -> int:

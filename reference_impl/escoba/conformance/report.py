@@ -80,33 +80,40 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- text
-def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: bool = False) -> str:
+def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: bool = False, verbosity: int = 0) -> str:
     """Failures in detail, one line for each other case that is not a pass, the rules profile,
-    then the summary."""
+    then the summary. `verbosity` -1 (`-q`): the failing cases' lines, the profile's count and
+    the summary; 1 (`-v`): every case, and every point of the profile."""
+    all_cases = all_cases or verbosity > 0
     lines = [f"escoba conformance: {_engine_line(report)}"]
     lines += [f"warning: {w}" for w in report.warnings]
-    details = [r for r in report.results if _needs_detail(r)]
+    details = [r for r in report.results if _needs_detail(r)] if verbosity >= 0 else []
     for r in report.results:
-        if all_cases or r.outcome != "pass" or r.note:
+        quiet_skip = verbosity < 0 and r.outcome in ("pass", "xfail", "unsupported") and not r.new
+        if (all_cases or r.outcome != "pass" or r.note) and not quiet_skip:
             lines.append(f"  {_LABEL[r.outcome]:<12} {r.id}{_short_status(r)}")
     for r in details:
         lines.append("")
-        lines.extend(_details(r, all_divergences=all_divergences))
+        lines.extend(case_details(r, all_divergences=all_divergences))
     lines.append("")
-    lines.extend(render_profile(report.profile()))
+    profile = render_profile(report.profile(), every=verbosity > 0)
+    lines.extend(profile if verbosity >= 0 else profile[:1])
     lines.append("")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 
 
-def render_profile(profile: list) -> list[str]:
-    """The rules profile as text: a count, each point that differs, the points not exercised."""
+def render_profile(profile: list, *, every: bool = False) -> list[str]:
+    """The rules profile as text: a count, each point that differs, the points not exercised
+    (`every`: each point that agrees too)."""
     from escoba.conformance.profile import DIFFERS, NOT_EXERCISED, counts
 
     n = counts(profile)
     head = f"rules profile: {n['agrees']} agree, {n[DIFFERS]} differ, {n[NOT_EXERCISED]} not exercised"
     lines = [head]
     for p in profile:
+        if every and p.status != DIFFERS:
+            lines.append(f"  {p.status.upper():<8} {p.point} ({p.label}): {len(p.agree)} case{'' if len(p.agree) == 1 else 's'}")
         if p.status != DIFFERS:
             continue
         how = f", as if {' / '.join(p.inferred)}" if p.inferred else ""
@@ -116,7 +123,7 @@ def render_profile(profile: list) -> list[str]:
         if example:
             lines.append(f"           first: {example.get('case')} {_clip(str(example.get('message', '')), 120)}")
     idle = [p.point for p in profile if p.status == NOT_EXERCISED]
-    if idle:
+    if idle and not every:
         lines.append(f"  not exercised: {', '.join(idle)}")
     return lines
 
@@ -160,7 +167,7 @@ def _short_status(r: CaseResult) -> str:
     return ("  " + " ".join(bits)) if bits else ""
 
 
-def _details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
+def case_details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
     head = f"{_LABEL[r.outcome]} {r.id}"
     if r.title:
         head += f" — {r.title}"
@@ -229,6 +236,19 @@ _ERRORISH = ("error", "exception", "cannot", "can't", "not found", "no such", "f
 STDERR_BUDGET = 2048  # bytes of an engine's stderr a report shows
 
 
+def did_not_start(command: str, failure: Any) -> str:
+    """One line for an engine that did not get as far as answering `hello`: the command, what
+    went wrong, and the line of its stderr that names the problem (not a stack frame)."""
+    lines = [line.strip() for line in (failure.stderr or "").splitlines() if line.strip()]
+    named = [
+        line for line in lines
+        if any(word in line.lower() for word in _ERRORISH) and not line.startswith(("Traceback", "File ", "at "))
+    ]  # fmt: skip
+    said = named[0] if named else lines[-1] if lines else ""
+    why = failure.message + (f"; it said: {_clip(said, 200)}" if said else "")
+    return f"the engine did not start ({command}): {why}"
+
+
 def stderr_tail(text: str, budget: int = STDERR_BUDGET) -> list[str]:
     """The last lines of an engine's stderr that fit in `budget` bytes, and, when it is not among
     them, the first line that looks like an error (the one that names the problem, such as
@@ -252,6 +272,29 @@ def stderr_tail(text: str, budget: int = STDERR_BUDGET) -> list[str]:
 
 def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------- several engines
+def render_grid(reports: list[RunReport], markdown: bool = False) -> str:
+    """Several engines on the same cases: one row per engine, a column per outcome and the rule
+    points each differs on, like a compatibility table."""
+    from escoba.conformance.profile import DIFFERS
+
+    head = ["engine", *OUTCOMES, "differs on", "ok"]
+    rows = []
+    for report in reports:
+        counts = report.counts()
+        differs = [p.point for p in report.profile() if p.status == DIFFERS]
+        name = f"{report.engine.name} {report.engine.version}".strip() or report.engine.command
+        rows.append([name, *(str(counts[o]) for o in OUTCOMES), ", ".join(differs) or "—", "yes" if report.ok else "NO"])
+    if markdown:
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+        return "\n".join(out) + "\n"
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    widths[-2] = min(widths[-2], 60)
+    line = lambda cells: "  ".join(_clip(str(c), widths[i]).ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
+    return "\n".join([line(head), *(line(r) for r in rows)]) + "\n"
 
 
 # ---------------------------------------------------------------------------------- Markdown
@@ -285,7 +328,7 @@ def render_markdown(report: RunReport) -> str:
     if details:
         out += ["", "### Failures"]
         for r in details:
-            out += ["", f"#### `{r.id}` — {r.outcome}", "", "```text", *_details(r)[1:], "```"]
+            out += ["", f"#### `{r.id}` — {r.outcome}", "", "```text", *case_details(r)[1:], "```"]
     return "\n".join(out) + "\n"
 
 

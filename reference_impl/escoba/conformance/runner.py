@@ -115,9 +115,7 @@ class RunReport:
 
     def accepted(self, r: CaseResult) -> bool:
         """Does this result keep the run green?"""
-        if r.outcome == "unsupported":
-            return not self.strict or r.pin is not None
-        return r.as_expected
+        return _accepted(r, self.strict)
 
     @property
     def ok(self) -> bool:
@@ -168,11 +166,14 @@ class Runner:
         self._given_up: EngineFailure | None = None
 
     # ------------------------------------------------------------------ the run
-    def run(self, entries: Iterable[Entry], *, first_failure: bool = False) -> RunReport:
-        """Every case in order; `first_failure` stops after the first result that is not as expected."""
+    def run(self, entries: Iterable[Entry], *, first_failure: bool = False, maxfail: int | None = None) -> RunReport:
+        """Every case in order; `first_failure` stops after the first result that is not as
+        expected (a skip included), `maxfail` after that many failures (skips only under `strict`)."""
         entries = list(entries)
         began = time.monotonic()
         results: list[CaseResult] = []
+        failures = 0
+        warnings = []
         try:
             for n, entry in enumerate(entries, 1):
                 if self.on_start:
@@ -183,6 +184,10 @@ class Runner:
                     self.on_result(n, len(entries), result)
                 if first_failure and not result.as_expected:
                     break
+                failures += not self._accepted(result)
+                if maxfail is not None and failures >= maxfail and n < len(entries):
+                    warnings.append(f"stopped after {failures} failing case{'' if failures == 1 else 's'} (--maxfail {maxfail}): {len(entries) - n} not run")
+                    break
         finally:
             self.close()
         info = EngineInfo(self.command)
@@ -190,7 +195,10 @@ class Runner:
         if self.hello is not None:
             info = EngineInfo(self.command, self.hello.name, self.hello.version, sorted(self.hello.features))
             declared = Declared(self.hello.features)
-        return RunReport(info, results, time.monotonic() - began, strict=self.strict, declared=declared)
+        return RunReport(info, results, time.monotonic() - began, warnings, strict=self.strict, declared=declared)
+
+    def _accepted(self, r: CaseResult) -> bool:
+        return _accepted(r, self.strict)
 
     def run_one(self, entry: Entry) -> CaseResult:
         began = time.monotonic()
@@ -336,6 +344,13 @@ class Runner:
             result.new = True
             got = result.observed + (f" ({result.cls} at event {result.index})" if result.cls else "")
             result.note = f"NEW: pinned as {pin.describe()}, now {got}"
+
+
+def _accepted(r: CaseResult, strict: bool) -> bool:
+    """A result that keeps a run green: a pass, a failure as pinned, a skip (unless strict and unpinned)."""
+    if r.outcome == "unsupported":
+        return not strict or r.pin is not None
+    return r.as_expected
 
 
 def _every_divergence(plan: Plan, trace: Any, first: Divergence, measures: bool) -> list[Divergence]:

@@ -1,0 +1,68 @@
+"""JUnit XML for CI systems (GitHub Actions, GitLab, Jenkins render it): one `<testcase>` per case.
+
+The mapping: `pass` and `xfail` (a failure as pinned) pass; `fail` is a `<failure>` whose type is
+the divergence class and whose text is the report's detail for the case (the rule point, the
+events, the diff, the replay command); `error`, `crash`, `timeout` and `broken-case` are
+`<error>`s; `unsupported` is `<skipped>`. The class name is `escoba.<ruleset>`, so CI groups the
+cases by ruleset.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from escoba.conformance.report import case_details
+from escoba.conformance.runner import CaseResult, RunReport
+
+_ERRORS = ("error", "crash", "timeout", "broken-case")
+
+
+def to_junit(reports: list[RunReport], name: str = "escoba conformance") -> str:
+    """The runs as one JUnit XML document: a `<testsuite>` per engine."""
+    root = ET.Element("testsuites", name=name)
+    for report in reports:
+        root.append(_suite(report, name))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _suite(report: RunReport, name: str) -> ET.Element:
+    counts = report.counts()
+    suite = ET.Element(
+        "testsuite",
+        name=f"{name}: {_engine(report)}",
+        tests=str(len(report.results)),
+        failures=str(counts["fail"]),
+        errors=str(sum(counts[o] for o in _ERRORS)),
+        skipped=str(counts["unsupported"]),
+        time=f"{report.seconds:.3f}",
+    )
+    for r in report.results:
+        suite.append(_case(r))
+    return suite
+
+
+def _case(r: CaseResult) -> ET.Element:
+    case = ET.Element("testcase", classname=f"escoba.{r.ruleset or 'unknown'}", name=r.id, time=f"{r.seconds:.3f}")
+    detail = "\n".join(case_details(r, all_divergences=True))
+    if r.outcome == "fail":
+        failure = ET.SubElement(case, "failure", message=_line(r.message), type=r.cls or "fail")
+        failure.text = detail
+    elif r.outcome in _ERRORS:
+        error = ET.SubElement(case, "error", message=_line(r.message), type=r.outcome)
+        error.text = detail
+    elif r.outcome == "unsupported":
+        ET.SubElement(case, "skipped", message=_line(f"unsupported: {r.message}"))
+    if r.note or r.notes:
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n".join([r.note, *r.notes]).strip()
+    return case
+
+
+def _line(text: str) -> str:
+    return text.splitlines()[0][:500] if text else ""
+
+
+def _engine(report: RunReport) -> str:
+    e = report.engine
+    return f"{e.name} {e.version}".strip() or e.command
