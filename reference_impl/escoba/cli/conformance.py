@@ -89,9 +89,8 @@ def run(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from escoba.conformance import expectations as expectations_module
-    from escoba.conformance.runner import collect
+    from escoba.conformance.selection import SelectionError, select, split_rulesets
     from escoba.errors import TranscriptError
-    from escoba.rules.registry import bundled_ids, unknown_message
 
     if not args.timeout > 0 or args.timeout == float("inf"):  # `not >`: also refuses nan
         raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
@@ -114,49 +113,28 @@ def run(args: argparse.Namespace) -> int:
         engines.append((argv, command, command))
     if len(engines) > 1 and (args.write_expectations or args.expectations):
         raise UsageError("--expectations and --write-expectations pin one engine's failures: give one --engine")
-    known = set(bundled_ids())
-    files = [r for r in args.ruleset if r not in known and _is_file(r)]
-    ids = [r for r in args.ruleset if r not in files]
-    for ruleset in ids:
-        if ruleset not in known:
-            raise UsageError(unknown_message(ruleset))
+    try:
+        split_rulesets(args.ruleset)  # an unknown name is refused before anything is loaded
+    except SelectionError as problem:
+        raise UsageError(str(problem)) from None
     pins = {}
     if args.expectations:
         try:
             pins = expectations_module.load(args.expectations)
         except expectations_module.ExpectationsError as problem:
             raise UsageError(str(problem)) from None
-    stack = ExitStack()
-    with stack:
-        entries = []
+    with ExitStack() as stack:
+
+        def folder(ruleset: str) -> str:  # generated cases go away with the run
+            if sys.stderr.isatty():
+                print(f"generating cases for {ruleset}…", file=sys.stderr)
+            return stack.enter_context(tempfile.TemporaryDirectory(prefix="escoba-cases-"))
+
         try:
-            if ids or not files:
-                entries = collect(args.cases_dir, args.case, ids)
-            for ruleset in files:  # generated into a folder that goes away with the run
-                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="escoba-cases-"))
-                entries += _generate(ruleset, folder, args.case)
-        except TranscriptError as problem:
+            entries, files = select(args.cases_dir, args.case, args.ruleset, folder)
+        except (SelectionError, TranscriptError) as problem:
             raise UsageError(str(problem)) from None
-        if not entries:
-            raise UsageError("no case matches the selection" + _selection(args))
         return _run(args, engines, pins, entries, files)
-
-
-def _is_file(ruleset: str) -> bool:
-    from pathlib import Path
-
-    return Path(ruleset).is_file()
-
-
-def _generate(ruleset: str, folder: str, patterns: list[str]) -> list:
-    """The cases `escoba cases generate` would write for a ruleset file, loaded from `folder`."""
-    from escoba.conformance.runner import collect
-    from escoba.transcript.suite import write_suite
-
-    if sys.stderr.isatty():
-        print(f"generating cases for {ruleset}…", file=sys.stderr)
-    write_suite(ruleset, folder)
-    return collect(folder, patterns)
 
 
 def _run(args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str]) -> int:
@@ -306,11 +284,6 @@ def _write_expectations(path: str, report, engine: str) -> None:
     }
     # Whole or not at all: an interrupted or failed write leaves the old baseline as it was.
     write_atomic(path, dump(pins, engine, as_json=path.endswith(".json")), option="--write-expectations")
-
-
-def _selection(args: argparse.Namespace) -> str:
-    bits = [f"--case {p}" for p in args.case] + [f"--ruleset {r}" for r in args.ruleset]
-    return f" ({' '.join(bits)})" if bits else ""
 
 
 class _Progress:

@@ -1,0 +1,51 @@
+"""Which cases a conformance run runs: `escoba conformance` and the pytest plugin choose alike.
+
+`--ruleset` takes bundled ids (their cases in the suite) and ruleset files (cases generated for
+the file, as `escoba cases generate` writes them, into a folder the caller owns and removes);
+`--case` globs filter both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from escoba.errors import EscobaError
+
+
+class SelectionError(EscobaError):
+    """A selection that names nothing: an unknown ruleset, or no case at all."""
+
+
+def split_rulesets(rulesets: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(bundled ids, ruleset files); SelectionError for a name that is neither."""
+    from escoba.rules.registry import bundled_ids, unknown_message
+
+    known = set(bundled_ids())
+    files = [r for r in rulesets if r not in known and Path(r).is_file()]
+    ids = [r for r in rulesets if r not in files]
+    for ruleset in ids:
+        if ruleset not in known:
+            raise SelectionError(unknown_message(ruleset))
+    return ids, files
+
+
+def select(
+    cases_dir: str | None, patterns: Sequence[str], rulesets: Sequence[str], folder: Callable[[str], str]
+) -> tuple[list, list[str]]:
+    """The entries to run and the ruleset files among `rulesets`. `folder(file)` gives an empty
+    folder to generate that file's cases into. SelectionError when nothing is
+    selected; a TranscriptError or RulesetError from a case folder or a ruleset file passes up."""
+    from escoba.conformance.runner import collect
+    from escoba.transcript.suite import write_suite
+
+    ids, files = split_rulesets(rulesets)
+    entries = collect(cases_dir, list(patterns), ids) if ids or not files else []
+    for ruleset in files:
+        out = folder(ruleset)
+        write_suite(ruleset, out)
+        entries += collect(out, list(patterns))
+    if not entries:
+        bits = [f"--case {p}" for p in patterns] + [f"--ruleset {r}" for r in rulesets]
+        raise SelectionError("no case matches the selection" + (f" ({' '.join(bits)})" if bits else ""))
+    return entries, files
