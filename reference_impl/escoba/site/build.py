@@ -199,7 +199,7 @@ class _Site:
         from escoba.rules import load_resolved
 
         resolved = load_resolved(ruleset)
-        self.by_id[resolved.id] = resolved
+        self.by_id[ruleset] = resolved  # by the name asked: a case's ruleset file is no page's id
         return resolved.doc
 
     def quotes(self, citation: Mapping[str, Any] | None, by: str) -> list[dict[str, Any]]:
@@ -377,8 +377,8 @@ class _Site:
         return len(self.cases)
 
     def game_view(self, case: Any, showcase: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], faces_mod.Faces, str]:
-        doc = self._doc(case.ruleset)
-        fc = self.faces(case.ruleset)
+        doc = self._doc(case.ruleset_source)
+        fc = self.faces(case.ruleset_source)
         default = faces_mod.default_faces(doc.get("language"))
         sides = _sides(doc, case.players)
         names = list(showcase["seats"]) if showcase else [f"Seat {s}" for s in range(case.players)]
@@ -606,6 +606,7 @@ class CaseView:
     title: str
     kind: str
     ruleset: str
+    ruleset_source: str  # what to load: the id, or the file a path beside the case names
     players: int
     target: int | None
     clause: str
@@ -618,7 +619,7 @@ class CaseView:
 
 
 def load_case_views() -> list[CaseView]:
-    from escoba.transcript.case import MAX_FILE_BYTES, cases_dir, iter_case_files
+    from escoba.transcript.case import MAX_FILE_BYTES, cases_dir, is_ruleset_path, iter_case_files, ruleset_file
 
     base = cases_dir()
     out = []
@@ -626,9 +627,11 @@ def load_case_views() -> list[CaseView]:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise SiteError(f"{path}: larger than a case can be")
         data = json.loads(path.read_text(encoding="utf-8"))
+        ruleset = str(data["ruleset"])
+        source = str(ruleset_file(ruleset, path)) if is_ruleset_path(ruleset) else ruleset
         out.append(CaseView(
             id=str(data["id"]), folder=path.relative_to(base).parts[0], title=str(data.get("title", "")),
-            kind=str(data.get("kind", "game")), ruleset=str(data["ruleset"]), players=int(data["players"]),
+            kind=str(data.get("kind", "game")), ruleset=ruleset, ruleset_source=source, players=int(data["players"]),
             target=data.get("target"), clause=str(data.get("clause", "")), audit=str(data.get("audit", "")),
             notes=tuple(data.get("notes") or ()), expect=tuple(data.get("expect") or ()), source=data.get("source"),
             probe=data.get("probe"), perft=data.get("perft"),
