@@ -15,7 +15,7 @@ from escoba.explore.harness import Harness, case_length, signature
 from escoba.explore.lockstep import explore, write_cases
 from escoba.explore.shrinking import WHY_NOT_SHORTER, shrink, spot
 from escoba.protocol.client import InProcessSession
-from escoba.transcript.case import cases_dir, load_case
+from escoba.transcript.case import cases_dir, is_ruleset_path, load_case
 
 ENGINES = Path(__file__).parent / "engines"
 sys.path.insert(0, str(ENGINES))
@@ -170,10 +170,11 @@ def test_explore_finds_every_mutant_and_shrinks_it(name, tmp_path):
     """Within 200 games of the ruleset of the first bundled case that kills it, explore finds
     the mutant; the shrunk case, written as a file, fails the same way; and no bundled case
     shorter than it kills the mutant, unless its notes say why it cannot be shorter."""
-    from test_mutants import first_kill, suite
+    from test_mutants import suite
 
-    killer, _, _ = first_kill(name)
-    ruleset = next(e.case.ruleset for e in suite() if e.id == killer)
+    # The cases of bundled rulesets (the coverage cases name a ruleset file beside them).
+    bundled = [e for e in suite() if e.case is not None and not is_ruleset_path(e.case.ruleset)]
+    ruleset = Runner(lambda: InProcessSession(MUTANTS[name])).run(bundled, first_failure=True).results[-1].ruleset
     run = explore(mutant(name), rulesets=[ruleset], games=200, stop_after=1)
     assert run.findings, f"{name}: no divergence in 200 games of {ruleset}"
     [finding] = run.findings
@@ -181,7 +182,7 @@ def test_explore_finds_every_mutant_and_shrinks_it(name, tmp_path):
     [again] = Runner(lambda: InProcessSession(MUTANTS[name])).run(collect(tmp_path)).results
     assert signature(again) == finding.signature
     length = case_length(finding.case)
-    shorter = [e for e in suite() if e.case is not None and len(e.case.expect) < length]
+    shorter = [e for e in bundled if len(e.case.expect) < length]
     results = Runner(lambda: InProcessSession(MUTANTS[name])).run(shorter, first_failure=True).results
     if results and results[-1].outcome != "pass":
         notes = " ".join(finding.case["notes"])
