@@ -76,3 +76,13 @@ generator
 CLASSES
 HEADER_KEYS
 
+
+# pytest calls these by name: the hooks of escoba's pytest plugin (escoba/pytest_plugin.py), the
+# methods of its test item, and a test module's `pytest_plugins`.
+pytest_addoption
+pytest_configure
+pytest_collection_modifyitems
+pytest_unconfigure
+runtest
+reportinfo
+pytest_plugins
