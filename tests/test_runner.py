@@ -338,6 +338,72 @@ def test_probes_pass_on_the_right_reason_and_fail_on_acceptance(tmp_path):
     assert result.outcome == "fail" and result.cls == "legal-moves"
 
 
+@cache
+def mid_game_probes() -> Entry:
+    """A bundled game with probes among its moves (docs/transcripts.md, format 2)."""
+    return next(e for e in bundled() if e.id == "probe.mid-game.base")
+
+
+def test_a_probe_among_the_moves_is_followed_by_state_and_legal():
+    """The runner sends each probe among the moves, then `state`, then `legal`, and compares
+    the refusal, the state's four fields and the legal moves; the reference passes."""
+    case = mid_game_probes().case
+    kinds = [e["event"] for e in case.expect]
+    first = kinds.index("rejected")
+    assert kinds[first - 1 : first + 3] == ["legal", "rejected", "state", "legal"]
+    assert set(next(e for e in case.expect if e["event"] == "state")) == {"event", "to_play", "hands", "table", "piles"}
+    assert Runner(InProcessSession).run([mid_game_probes()]).results[0].outcome == "pass"
+
+
+def test_a_state_is_compared_on_its_four_fields_in_any_card_order():
+    """An engine may list the cards of its `state` in any order and add fields of its own."""
+    import random as rand
+
+    class Shuffles(ReferenceEngine):
+        def _cmd_state(self, request):  # type: ignore[no-untyped-def]
+            state = dict(super()._cmd_state(request)["state"])
+            rng = rand.Random(7)
+            for key in ("hands", "piles"):
+                state[key] = [rng.sample(cards, len(cards)) for cards in state[key]]
+            state["table"] = rng.sample(state["table"], len(state["table"]))
+            return {"state": {**state, "mine": "anything"}}
+
+    assert Runner(lambda: InProcessSession(Shuffles)).run([mid_game_probes()]).results[0].outcome == "pass"
+
+
+def test_a_refusal_that_changes_the_state_fails_at_the_state():
+    """A refused move that still takes the card out of the hand fails the case at the `state`
+    right after it (class legal-moves, rule point common.refusals)."""
+    from escoba.protocol.server import Refused
+
+    class Leaky(ReferenceEngine):
+        def _cmd_play(self, request):  # type: ignore[no-untyped-def]
+            try:
+                return super()._cmd_play(request)
+            except Refused:
+                hand, card = self.hand, self._code.get(request["move"].get("card"))
+                if hand is not None and hand.to_play is not None and card in hand.hands[hand.to_play]:
+                    hand.hands[hand.to_play].remove(card)
+                    hand._legal = None
+                raise
+
+    result = Runner(lambda: InProcessSession(Leaky)).run([mid_game_probes()]).results[0]
+    assert (result.outcome, result.cls) == ("fail", "legal-moves")
+    assert result.divergence.expected["event"] == "state" and result.divergence.point == "common.refusals"
+
+
+def test_an_engine_without_state_errs_on_a_case_with_probes_among_the_moves():
+    """`state` is a request of such a case: refusing it is an `error`, not a pass."""
+    from escoba.protocol.server import Refused
+
+    class NoState(ReferenceEngine):
+        def _cmd_state(self, request):  # type: ignore[no-untyped-def]
+            raise Refused("unknown_command", "unknown command 'state'")
+
+    result = Runner(lambda: InProcessSession(NoState)).run([mid_game_probes()]).results[0]
+    assert result.outcome == "error" and "state after the probe" in result.message
+
+
 def test_a_broken_case_is_reported_and_the_others_still_run(tmp_path):
     """A case file that does not load is `broken-case`; the good ones still run."""
     good = two_player_games()[0]

@@ -19,8 +19,8 @@ from jsonschema import Draft202012Validator
 import escoba
 from escoba.data import schemas_dir, sources_dir
 from escoba.errors import TranscriptError
-from escoba.transcript import Case, load_case, load_cases, pin_matches
-from escoba.transcript.case import _build, case_from_data, cases_dir, iter_case_files
+from escoba.transcript import Case, load_case, load_cases
+from escoba.transcript.case import _build, case_from_data, cases_dir, iter_case_files, pin_found, places
 from escoba.transcript.record import Replay, expected_events, perft_count, probe_reason
 from escoba.transcript.render import render_case
 
@@ -83,10 +83,11 @@ def test_expect_is_what_the_engine_produces_now(path):
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=IDS)
 def test_every_pin_matches_an_expected_event(path):
-    """Pins are the hand-written audit: each is a subset of some event of expect."""
+    """Pins are the hand-written audit: each is a subset of some event of expect (at the place
+    its `at` names, if it names one)."""
     c = case(path)
     for pin in c.pins:
-        assert any(pin_matches(pin, e) for e in c.expect), pin
+        assert pin_found(pin, c.expect), pin
     if c.audit in ("hand", "text") and c.kind == "game":  # a probe's fact is its reason
         assert c.pins, "an audited case states at least one fact by hand"
 
@@ -106,16 +107,85 @@ def test_source_quotes_are_in_the_sources():
             assert " ".join(c.source["quote"].split()) in text, c.id
 
 
-def test_probes_cover_every_reason_class():
-    """Each refusal class has a probe, and the reference engine refuses each for that reason."""
-    probes = [case(p) for p in CASE_FILES if p.parent.name == "probes"]
-    assert {p.probe.reason for p in probes} == {"not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed"}
-    compulsory = {p.ruleset for p in probes if p.probe.reason == "compulsory"}
+REASONS = {"not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed"}
+
+
+def test_every_refusal_reason_is_probed_by_three_cases():
+    """Each refusal class is probed by at least three cases (a probe case or probes among the
+    moves), compulsory capture at the card and the hand level, and the reference refuses each
+    probe for its reason where it stands."""
+    probed = [case(p) for p in CASE_FILES if case(p).probes()]
+    for reason in REASONS:
+        having = {c.id for c in probed for _, p in c.probes() if p.reason == reason}
+        assert len(having) >= 3, (reason, having)
+    compulsory = {c.ruleset for c in probed for _, p in c.probes() if p.reason == "compulsory"}
     assert {escoba.load_ruleset(r).compulsory for r in compulsory} == {"card", "hand"}
-    for p in probes:
+    for p in (c for c in probed if c.probe is not None):
         replay = Replay(p)
         replay.run()
         assert probe_reason(replay.hand, p.probe.move)[0] == p.probe.reason
+
+
+def test_probes_among_the_moves_try_every_shape_of_illegal_move():
+    """Mid-hand probes try a card held by another seat and one in the stock, a take from a pile
+    with the right and the wrong sum, a doubled and an unknown take card, a take that is no
+    list, and a move after the last play; each then sees `state` and `legal` again."""
+    mid = [case(p) for p in CASE_FILES if any(not isinstance(e, str) for h in case(p).hands for e in h.line)]
+    assert len(mid) >= 3
+    for c in mid:
+        shapes = set()
+        for _, probe in c.probes():
+            move = probe.move
+            if isinstance(move, dict) and isinstance(move.get("take"), list):
+                takes = move["take"]
+                shapes.add("twice" if len(set(takes)) < len(takes) else "unknown code")
+            elif isinstance(move, dict):
+                shapes.add("take not a list")
+        assert shapes >= {"twice", "unknown code", "take not a list"}, c.id
+        assert {p.reason for _, p in c.probes()} == REASONS, c.id
+
+
+def test_a_refusal_changes_nothing_in_the_reference():
+    """Around every probe among the moves, the legal moves before and after are the same and
+    the state is the snapshot of the position it was tried in."""
+    from escoba.transcript.record import state_event
+
+    for c in (case(p) for p in CASE_FILES):
+        snapshots = _snapshots(c)
+        order = {code: i for i, code in enumerate(c.rules.deck.code)}
+        for i, event in enumerate(c.expect):
+            if event["event"] == "rejected":
+                before, state, after = c.expect[i - 1], c.expect[i + 1], c.expect[i + 2]
+                assert before["event"] == after["event"] == "legal" and before == after, (c.id, i)
+                assert state == state_event(snapshots[i - 1], order), (c.id, i)
+
+
+def _snapshots(c: Case) -> dict[int, dict]:
+    """The reference hand's snapshot at each legal event of a case, by the event's index."""
+    found: dict[int, dict] = {}
+    Replay(c, on_decision=lambda i, hand: found.setdefault(i, hand.to_json())).run()
+    return found
+
+
+def test_places_name_the_hand_the_entry_and_the_deal_round():
+    """`places` counts hands from 0 (a redeal is the same hand), the entries of `moves` by the
+    `legal` before each, and deal rounds by `deal` events; a pin with `at` matches only there."""
+    c = case(cases_dir() / "probes" / "probe.mid-game.base.json")
+    where = places(c.expect)
+    plays = [p for p in where if c.expect[p.index]["event"] == "play"]
+    assert [p.move for p in plays][:3] == [0, 1, 2] and plays[-1].move == len(c.hands[0].line) - 3
+    assert {p.hand for p in where} == {0}
+    deals = [p.deal for p in where if c.expect[p.index]["event"] == "deal"]
+    assert deals == list(range(6))
+    escoba_at = next(p for p in where if c.expect[p.index]["event"] == "escoba")
+    assert pin_found({"event": "escoba", "seat": 0, "at": {"move": escoba_at.move}}, c.expect)
+    assert not pin_found({"event": "escoba", "seat": 0, "at": {"move": escoba_at.move + 1}}, c.expect)
+    assert pin_found({"event": "escoba", "at": {"index": escoba_at.index}}, c.expect)
+    assert pin_found({"event": "escoba", "at": {"deal": escoba_at.deal}}, c.expect)
+    redealt = case(cases_dir() / "rules" / "opening.redeal.de-redeal.json")
+    assert {p.hand for p in places(redealt.expect)} == {0}
+    match = case(cases_dir() / "rules" / "turn.4p.match.ru.json")
+    assert {p.hand for p in places(match.expect)} == {0, 1}
 
 
 def test_generated_cases_cover_every_ruleset_and_player_count():
@@ -171,12 +241,15 @@ BROKEN_MESSAGES = {
     "bad-notation": "tests/broken_cases/bad-notation.json: $.hands[0].moves[2]: unknown card 'Z♦'\n    1♦ x Z♦\n         ^",
     "duplicate-card": "tests/broken_cases/duplicate-card.json: $.hands[0].decks[0]: not the 40-card deck of base (twice: 7d; missing: 3c)",
     "events-out-of-order": "tests/broken_cases/events-out-of-order.json: $.expect[3]: 'play' cannot come after 'table'",
-    "future-format": "tests/broken_cases/future-format.json: $.format: format 2 is newer than this escoba understands (1)",
+    "format-1-with-probe-among-moves": "tests/broken_cases/format-1-with-probe-among-moves.json: $.hands[0].moves[0]: a probe among the moves needs format 2 (the case says format 1)",
+    "future-format": "tests/broken_cases/future-format.json: $.format: format 3 is newer than this escoba understands (2)",
     "id-is-not-the-file-name": "tests/broken_cases/id-is-not-the-file-name.json: $.id: the id 'some.other-id' is not the file name 'id-is-not-the-file-name'",
     "illegal-move": "tests/broken_cases/illegal-move.json: $.hands[0].moves[0]: illegal move 'R♥': capture is compulsory: R♥ can take 4♦ 1♣",
     "missing-cards": "tests/broken_cases/missing-cards.json: $.hands[0].decks[0]: not the 40-card deck of base (missing: Sc Rc)",
     "not-json": "tests/broken_cases/not-json.json:3:1: $: not JSON: Expecting property name enclosed in double quotes",
     "pin-matches-nothing": 'tests/broken_cases/pin-matches-nothing.json: $.pins[0]: matches no expected event: {"event": "escoba", "seat": 0, "side": 0, "scores": false}',
+    "pin-at-another-place": 'tests/broken_cases/pin-at-another-place.json: $.pins[0]: matches no expected event: {"event": "play", "seat": 0, "card": "Rh", "take": ["2h", "3s"], "at": {"move": 1}}',
+    "probe-among-moves-wrong-reason": "tests/broken_cases/probe-among-moves-wrong-reason.json: $.hands[0].moves[0].reason: the probe move is refused as wrong_sum (R♥ 1♣ make 11, not 15), not not_in_hand",
     "probe-wrong-reason": "tests/broken_cases/probe-wrong-reason.json: $.probe.reason: the probe move is refused as wrong_sum (R♥ 2♥ 1♣ make 13, not 15), not not_in_hand",
     "unfinished-hand": "tests/broken_cases/unfinished-hand.json: $.hands[0].moves: the hand is not over after 34 moves",
     "unknown-card-code": "tests/broken_cases/unknown-card-code.json: $.hands[0].decks[0][5]: unknown card code '8d' (not in the deck of base)",
@@ -302,8 +375,12 @@ def _swap_events(events, deck) -> list[dict]:
         for key in ("cards",):
             if isinstance(e.get(key), list) and e["event"] != "hand_end":
                 e[key] = cards(e[key])
-        if "hands" in e:
+        if e["event"] == "state":  # a snapshot lists its cards in deck order
+            e.update(hands=[cards(h, True) for h in e["hands"]], table=cards(e["table"], True), piles=[cards(p, True) for p in e["piles"]])
+        elif "hands" in e:
             e["hands"] = [cards(h) for h in e["hands"]]
+        if e["event"] == "rejected":
+            e["move"] = _swap_wire(e["move"])
         if "card" in e:
             e["card"] = _swap_code(e["card"])
         if "take" in e:
@@ -315,8 +392,32 @@ def _swap_events(events, deck) -> list[dict]:
     return swapped
 
 
+def _swap_wire(move):
+    """A move as sent, ♥ and ♠ exchanged in its codes (a malformed one as far as it goes)."""
+    if not isinstance(move, dict):
+        return move
+    swap = lambda x: _swap_code(x) if isinstance(x, str) else x
+    take = move.get("take")
+    return {**move, **({"card": swap(move["card"])} if "card" in move else {}), **({"take": [swap(x) for x in take]} if isinstance(take, list) else {"take": swap(take)} if "take" in move else {})}
+
+
+def _swap_entry(entry):
+    if isinstance(entry, str):
+        return entry.translate(str.maketrans("♥♠", "♠♥"))
+    probe = entry["probe"]
+    return {**entry, "probe": probe.translate(str.maketrans("♥♠", "♠♥")) if isinstance(probe, str) else _swap_wire(probe)}
+
+
 def _without_reasons(events):
-    return [{k: v for k, v in e.items() if k != "reason"} for e in events]
+    """Events less their free-text reasons; a refused take in any order (a probe written in
+    notation is sent in deck order, one written as a wire object as written)."""
+    out = []
+    for e in events:
+        e = {k: v for k, v in e.items() if k != "reason"}
+        if e["event"] == "rejected" and isinstance(e["move"], dict) and isinstance(e["move"].get("take"), list):
+            e["move"] = {**e["move"], "take": sorted(map(str, e["move"]["take"]))}
+        out.append(e)
+    return out
 
 
 SWAPPABLE = [p for p in CASE_FILES if json.loads(p.read_text(encoding="utf-8"))["ruleset"] in ("base", "fr")]
@@ -330,7 +431,7 @@ def test_swapping_copas_and_espadas_swaps_the_events(path):
     data = json.loads(path.read_text(encoding="utf-8"))
     for hand in data["hands"]:
         hand["decks"] = [[_swap_code(x) for x in d] for d in hand["decks"]]
-        hand["moves"] = [m.translate(str.maketrans("♥♠", "♠♥")) for m in hand["moves"]]
+        hand["moves"] = [_swap_entry(m) for m in hand["moves"]]
     if isinstance(data.get("probe", {}).get("move"), str):
         data["probe"]["move"] = data["probe"]["move"].translate(str.maketrans("♥♠", "♠♥"))
     data["pins"], data["expect"] = [], []
@@ -348,9 +449,11 @@ def _rotate(events, n: int, r: int, sides_are_seats: bool) -> list[dict]:
     out = []
     for e in events:
         e = dict(e)
-        for key in ("seat", "dealer", "leader"):
+        for key in ("seat", "dealer", "leader", "to_play"):
             if key in e:
                 e[key] = seat(e[key])
+        if "piles" in e:  # a state's piles are per side
+            e["piles"] = per_side(e["piles"])
         if "side" in e:
             e["side"] = seat(e["side"]) if sides_are_seats else e["side"]
         if "hands" in e:

@@ -8,8 +8,11 @@ A mutant is a small patch of the reference engine through one of `ReferenceEngin
 - `adjust_rules`: the compiled `Rules` with one field read wrong (`dataclasses.replace`), the
   way an engine that ignores or inverts one ruleset setting behaves;
 - a `CaptureFinder` subclass: capture enumeration that misses or adds subsets;
-- `hand_class` / `match_class`: a Hand or Match subclass with one step changed;
-- `legal_json` / `play_events`: what goes on the wire.
+- `hand_class` / `match_class`: a Hand or Match subclass with one step changed (`hand_mutant`,
+  `match_mutant`: a match deals its hands as the mutant's Hand too);
+- `legal_json` / `play_events`: what goes on the wire;
+- the `play` and `legal` commands themselves: a refusal with the wrong reason or kind, a
+  refused move that still changes the hand, a move read off the wire wrongly.
 
 Left out on purpose: "a sweep on the last play counts where the ruleset says it does not". It
 is an equivalent mutant for every bundled ruleset: the only one with `escoba_on_last_play: false`
@@ -25,13 +28,13 @@ stdin/stdout, for runs through the real subprocess path.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from escoba.engine.capture import CaptureFinder
-from escoba.engine.hand import Hand
+from escoba.engine.hand import Hand, Move
 from escoba.engine.match import Match
-from escoba.protocol.server import ReferenceEngine
+from escoba.protocol.server import ReferenceEngine, Refused
 from escoba.rules.compile import Category, Rules
 
 MUTANTS: dict[str, type[ReferenceEngine]] = {}
@@ -227,6 +230,125 @@ class LegalDuplicated(ReferenceEngine):
         return moves + takes[:1]
 
 
+# ---------------------------------------------------------------------------------- refusals
+class RefusalMutant(ReferenceEngine):
+    """`play` with one step of the refusal wrong; `change(reason, move)` is the reason the
+    mutant gives instead (None: the same)."""
+
+    def refuse(self, refusal: Refused, request: Mapping[str, Any]) -> Refused:
+        return refusal
+
+    def _cmd_play(self, request: Mapping[str, Any]) -> dict:
+        try:
+            return super()._cmd_play(request)
+        except Refused as refusal:
+            raise self.refuse(refusal, request) from None
+
+
+def reason_mutant(name: str, description: str, wrong: Callable[[ReferenceEngine, str, Any], str]) -> None:
+    """A mutant that refuses with another reason: `wrong(engine, reason, move)`."""
+
+    def refuse(self, refusal: Refused, request: Mapping[str, Any]) -> Refused:
+        if refusal.kind != "illegal_move" or refusal.reason is None:
+            return refusal
+        return Refused(refusal.kind, refusal.message, wrong(self, refusal.reason, request.get("move")))
+
+    mutant(name, description)(type(f"Mutant_{name.replace('-', '_')}", (RefusalMutant,), {"refuse": refuse}))
+
+
+def _sum_wrong(engine: ReferenceEngine, move: Any) -> bool:
+    rules = engine.rules
+    assert rules is not None
+    code = {c: i for i, c in enumerate(rules.deck.code)}
+    cards = [code[c] for c in [move["card"], *move["take"]] if c in code]
+    return not rules.finder.makes_target(tuple(cards))
+
+
+reason_mutant(
+    "sum-checked-before-table", "a take that is neither on the table nor of the right sum is refused as wrong_sum (the sum is checked first)",
+    lambda self, reason, move: "wrong_sum" if reason == "not_on_table" and _sum_wrong(self, move) else reason,
+)  # fmt: skip
+reason_mutant(
+    "hand-over-as-not-in-hand", "a move after the hand is over is refused as not_in_hand (every hand is empty)",
+    lambda self, reason, move: "not_in_hand" if reason == "hand_over" else reason,
+)  # fmt: skip
+reason_mutant(
+    "not-in-hand-as-malformed", "a card the player does not hold is refused as malformed (an unknown card to that hand)",
+    lambda self, reason, move: "malformed" if reason == "not_in_hand" else reason,
+)  # fmt: skip
+reason_mutant(
+    "compulsory-as-wrong-sum", "placing a card where capture is compulsory is refused as wrong_sum (the card alone does not make 15)",
+    lambda self, reason, move: "wrong_sum" if reason == "compulsory" else reason,
+)  # fmt: skip
+
+
+@mutant("refusal-removes-card", "a refused move still takes the played card out of the hand")
+class RefusalRemovesCard(RefusalMutant):
+    def refuse(self, refusal: Refused, request: Mapping[str, Any]) -> Refused:
+        hand, move = self.hand, request.get("move")
+        if hand is not None and hand.to_play is not None and isinstance(move, dict) and move.get("card") in self._code:
+            held = hand.hands[hand.to_play]
+            card = self._code[move["card"]]
+            if card in held:
+                held.remove(card)
+                hand._legal = None
+        return refusal
+
+
+@mutant("wrong-sum-accepted", "a capture of table cards that do not make 15 with the card played is accepted")
+class WrongSumAccepted(ReferenceEngine):
+    def _cmd_play(self, request: Mapping[str, Any]) -> dict:
+        hand = self._playing()
+        move = self._move(request.get("move"))
+        held = hand.hands[hand.to_play] if hand.to_play is not None else []
+        if move.card in held and move.take and all(c in hand.table for c in move.take) and move not in hand.legal_moves():
+            events = hand._play(move)
+            return {"events": events + (self.match.end_hand() if self.match is not None and hand.is_over else [])}
+        return super()._cmd_play(request)
+
+
+class WireMutant(ReferenceEngine):
+    """The move read off the wire wrongly: `codes(take)` is the take the mutant reads."""
+
+    def read_take(self, take: list) -> list:
+        return take
+
+    def _move(self, move: Any) -> Move:
+        if isinstance(move, dict) and isinstance(move.get("take"), list):
+            move = {**move, "take": self.read_take(move["take"])}
+        return super()._move(move)
+
+
+@mutant("duplicate-take-accepted", "a take naming the same card twice is read as naming it once, and played")
+class DuplicateTakeAccepted(WireMutant):
+    def read_take(self, take: list) -> list:
+        return list(dict.fromkeys(c for c in take if isinstance(c, str)))
+
+
+@mutant("unknown-take-code-ignored", "an unknown card code in a take is ignored, and the rest played")
+class UnknownTakeCodeIgnored(WireMutant):
+    def read_take(self, take: list) -> list:
+        return [c for c in take if c in self._code]
+
+
+@mutant("malformed-as-bad-request", "a malformed move is refused with kind bad_request, not illegal_move")
+class MalformedAsBadRequest(ReferenceEngine):
+    def _move(self, move: Any) -> Move:
+        try:
+            return super()._move(move)
+        except Refused as refusal:
+            raise Refused("bad_request", refusal.message) from None
+
+
+@mutant("legal-after-hand-over", "legal after the hand is over names the dealer (who played last) instead of no seat")
+class LegalAfterHandOver(ReferenceEngine):
+    def _cmd_legal(self, request: Mapping[str, Any]) -> dict:
+        hand = self._playing()
+        if hand.is_over:
+            return {"seat": hand.dealer, "moves": []}
+        return super()._cmd_legal(request)
+
+
 # ---------------------------------------------------------------------------------- escobas
 rules_mutant(
     "last-play-escoba-ignored", "a sweep on the hand's last play never counts as an escoba",
@@ -249,6 +371,19 @@ rules_mutant(
 )  # fmt: skip
 
 
+def hand_mutant(name: str, description: str) -> Callable[[type[Hand]], type[Hand]]:
+    """A mutant whose hands (in a match too) are dealt as the decorated `Hand` subclass."""
+
+    def register(hand: type[Hand]) -> type[Hand]:
+        match = type(f"{hand.__name__}Match", (Match,), {"hand_class": hand})
+        engine = type(f"Mutant_{name.replace('-', '_')}", (ReferenceEngine,), {"hand_class": hand, "match_class": match})
+        mutant(name, description)(engine)
+        return hand
+
+    return register
+
+
+@hand_mutant("leftovers-to-next-player", "the leftovers go to the seat after the last capturer")
 class LeftoversToNextPlayer(Hand):
     """The leftovers go to the player after the last capturer (an off-by-one in the seat)."""
 
@@ -258,20 +393,12 @@ class LeftoversToNextPlayer(Hand):
         super()._finish()
 
 
-@mutant("leftovers-to-next-player", "the leftovers go to the seat after the last capturer")
-class LeftoversNext(ReferenceEngine):
-    hand_class = LeftoversToNextPlayer
-
-
-class LeftoversSeatedMatch(Match):
-    def new_hand(self) -> Hand:  # match hands use the same Hand mutation
-        if self.hand is not None:
-            self.dealer = (self.dealer + self.rules.next_dealer_offset) % self.players
-        self.hand = LeftoversToNextPlayer(self.rules, self.players, self.dealer, self._decks, record=self.record)
-        return self.hand
-
-
-LeftoversNext.match_class = LeftoversSeatedMatch
+@hand_mutant("last-capturer-starts-as-dealer", "the last capturer starts as the dealer, so the leftovers of a hand nobody captured in go to the dealer")
+class LastCapturerStartsAsDealer(Hand):
+    def _start(self) -> None:
+        super()._start()
+        if self.last_capturer is None:
+            self.last_capturer = self.dealer
 
 
 # ---------------------------------------------------------------------------------- scoring
@@ -347,6 +474,17 @@ rules_mutant(
 
 
 # ---------------------------------------------------------------------------------- match end
+def match_mutant(name: str, description: str) -> Callable[[type[Match]], type[Match]]:
+    """A mutant whose matches end as the decorated `Match` subclass decides."""
+
+    def register(match: type[Match]) -> type[Match]:
+        mutant(name, description)(type(f"Mutant_{name.replace('-', '_')}", (ReferenceEngine,), {"match_class": match}))
+        return match
+
+    return register
+
+
+@match_mutant("exact-tie-first-side-wins", "an exact tie over the target is a win for the first side")
 class FirstSideWinsTies(Match):
     """An exact tie over the target goes to the first side instead of another hand."""
 
@@ -362,6 +500,7 @@ class FirstSideWinsTies(Match):
         return events
 
 
+@match_mutant("first-to-reach-wins", "several sides over the target: the first side wins, not the highest total")
 class FirstToReachWins(Match):
     """When several sides reach the target, the first of them wins, not the highest."""
 
@@ -375,19 +514,31 @@ class FirstToReachWins(Match):
         return events
 
 
-@mutant("exact-tie-first-side-wins", "an exact tie over the target is a win for the first side")
-class TieFirst(ReferenceEngine):
-    match_class = FirstSideWinsTies
-
-
-@mutant("first-to-reach-wins", "several sides over the target: the first side wins, not the highest total")
-class FirstReach(ReferenceEngine):
-    match_class = FirstToReachWins
-
-
 rules_mutant(
     "shared-win-ignored", "an exact tie is played off where the ruleset makes it a shared win",
     replace(tie=lambda r: "extra_hand"),
+)  # fmt: skip
+
+
+@match_mutant("match-end-first-two-sides", "with three or four sides, only the first two are compared at the end of a hand")
+class FirstTwoSidesOnly(Match):
+    """Only the first two sides are checked against the target (a two-player habit)."""
+
+    def end_hand(self) -> list[dict]:
+        sides, self.sides = self.sides, min(self.sides, 2)
+        try:
+            return super().end_hand()
+        finally:
+            self.sides = sides
+
+
+rules_mutant(
+    "thirty-splits-everywhere", "an opening table that splits into two groups of 15 is taken where the ruleset counts one group only",
+    replace(opening_max_groups=lambda r: max(r.opening_max_groups, 2)),
+)  # fmt: skip
+rules_mutant(
+    "next-dealer-always-right", "the deal always passes to the right, whatever the ruleset says",
+    replace(next_dealer_offset=lambda r: 1),
 )  # fmt: skip
 
 

@@ -48,7 +48,7 @@ def common_exercised(case: Any) -> list[str]:
         found += ["common.turn", "common.captures"]
         if any(len(e.get("moves", ())) > 1 for e in case.expect if e.get("event") == "legal"):
             found.append("common.move_order")
-    if case.kind == "probe":
+    if case.kind == "probe" or "rejected" in kinds:
         found.append("common.refusals")
     if "escoba" in kinds:
         found.append("common.escoba")
@@ -127,7 +127,7 @@ class Attributor:
             return self._legal(d)
         if kind == "perft":
             return self._perft(d)
-        if kind == "rejected":
+        if kind in ("rejected", "state"):
             return self._rejected(d)
         if kind == "escoba":
             return self._escoba(d)
@@ -164,7 +164,7 @@ class Attributor:
             return self._score_fallback(d)
         if kind in ("legal", "perft", "play"):
             return "common.captures"
-        if kind == "rejected":
+        if kind in ("rejected", "state"):
             return "common.refusals"
         if kind == "hand_end":
             return "common.hand_total"
@@ -247,8 +247,9 @@ class Attributor:
         return None
 
     def _rejected(self, d: Divergence) -> tuple[str, str | None] | None:
-        probe = getattr(self.case, "probe", None)
-        if probe is not None and probe.reason == "compulsory" and d.observed is not None and d.observed.get("event") == "play":
+        """A refusal that differs, or the state after one (a refused move that changed it)."""
+        rule = (d.expected or {}).get("rule") if _kind(d.expected) == "rejected" else None
+        if rule == "compulsory" and d.observed is not None and d.observed.get("event") == "play":
             # Accepted a placement the ruleset forbids: a lenient capture rule if the engine
             # also listed it as legal, a missing check of its own legal moves if it did not.
             before = self.observed_chunk((d.chunk or 1) - 1)

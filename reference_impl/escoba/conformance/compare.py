@@ -28,6 +28,7 @@ CONTEXT = 3  # matching events shown before a divergence
 EVENT_CLASS = {
     "legal": "legal-moves",
     "rejected": "legal-moves",
+    "state": "legal-moves",  # the state after a refusal: a refused move that changed something
     "perft": "legal-moves",
     "hand_start": "deal",
     "table": "deal",
@@ -181,7 +182,7 @@ def _divergence(expected: Sequence[dict], observed: Sequence[dict], i: int) -> D
 
 
 # ---------------------------------------------------------------------------------- every divergence
-_ALONE = ("legal", "rejected", "perft")  # runner events: one request, one event
+_ALONE = ("legal", "rejected", "state", "perft")  # runner events: one request, one event
 
 
 def chunks(events: Sequence[dict]) -> list[tuple[int, int]]:

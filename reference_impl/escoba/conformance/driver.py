@@ -1,12 +1,16 @@
 """Drive one golden case through an engine session and record what the engine says.
 
 The observed stream is built exactly as docs/protocol.md ("Events") and docs/transcripts.md describe the expected one:
-the `start` reply's events; before each decision a `legal` event made from the engine's `legal`
-reply; the events of each `play`; in a match, the `next_hand` events when a hand is over.
-Two kinds of event exist only on the runner's side and are added to both streams:
+the `start` reply's events; before each entry of a hand's line a `legal` event made from the
+engine's `legal` reply; the events of each `play`; in a match, the `next_hand` events when a
+hand is over. Some events exist only on the runner's side:
 
-- a probe ends with `{"event": "rejected", "move": .., "kind": "illegal_move", "rule": REASON}`
-  (`rule`, not `reason`: fields named `reason` are never compared);
+- a probe (among the moves, or a probe case's last request) is recorded as `{"event":
+  "rejected", "move": .., "kind": KIND, "rule": REASON}` from the refusal (`rule`, not
+  `reason`: fields named `reason` are never compared); a probe among the moves is followed by
+  `{"event": "state", ...}`, the compared fields of the engine's `state` reply
+  (`escoba.transcript.record.state_event`), and a line that ends with a probe by one more
+  `legal`. These are in the case's `expect`; a probe case's `rejected` is added here;
 - a perft case ends with `{"event": "perft", "depth": d, "count": n}`, the number of distinct
   play sequences of `d` plays from its last position, found by walking the engine's own
   legal moves through the protocol.
@@ -21,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from escoba.conformance.compare import same_event
+from escoba.conformance.compare import format_value, same_event
 from escoba.errors import EscobaError, TranscriptError
 from escoba.protocol.client import Session
 from escoba.protocol.messages import (
@@ -36,13 +40,20 @@ from escoba.protocol.messages import (
     RawPlay,
     Reply,
     Start,
+    State,
+    StateReply,
 )
+from escoba.transcript.record import rejected_event, state_event
 
 
 @dataclass(frozen=True)
 class HandPlan:
     decks: list[list[str]]  # deck orders in card codes, top of the stock first
-    moves: list[Play]
+    line: list[Play | RawPlay]  # the moves, and the probes among them (RawPlay: must be refused)
+
+    @property
+    def moves(self) -> list[Play]:
+        return [m for m in self.line if isinstance(m, Play)]
 
 
 @dataclass
@@ -66,7 +77,7 @@ def prepare(case: Any) -> Plan:
         hands = [
             HandPlan(
                 decks=[list(order) for order in spec.decks],
-                moves=[Play(m["card"], tuple(m["take"])) for m in case.wire_moves(h)],
+                line=[Play(m["card"], tuple(m["take"])) if kind == "move" else RawPlay(m) for kind, m in case.wire_line(h)],
             )
             for h, spec in enumerate(case.hands)
         ]
@@ -75,7 +86,7 @@ def prepare(case: Any) -> Plan:
         probe = None
         if case.kind == "probe":
             probe = RawPlay(case.probe_wire())
-            expected.append(_rejected(probe.move, "illegal_move", case.probe.reason))
+            expected.append(rejected_event(probe.move, "illegal_move", case.probe.reason))
         elif case.kind == "perft":
             expected.append({"event": "perft", "depth": case.perft.depth, "count": case.perft.count})
         elif case.kind != "game":
@@ -86,10 +97,6 @@ def prepare(case: Any) -> Plan:
     except (EscobaError, KeyError, TypeError, ValueError, AttributeError) as problem:
         raise TranscriptError(f"{case.id}: {problem}") from problem
     return Plan(case, doc, required, hands, expected, decide_at_end, probe)
-
-
-def _rejected(move: Any, kind: str, rule: str | None) -> dict:
-    return {"event": "rejected", "move": move, "kind": kind, "rule": rule}
 
 
 @dataclass
@@ -116,6 +123,7 @@ class Driver:
         self.session, self.plan = session, plan
         self.stop_at_divergence, self.measures = stop_at_divergence, measures
         self.trace = Trace()
+        self._order: dict[str, int] | None = None  # card code -> deck position, for `state`
 
     def run(self) -> Trace:
         try:
@@ -164,6 +172,13 @@ class Driver:
             raise ProtocolViolation("no events in the reply")
         return reply.events
 
+    def _state_event(self, reply: Reply) -> dict:
+        if not isinstance(reply, StateReply):
+            raise ProtocolViolation("state: no state in the reply")
+        if self._order is None:
+            self._order = {c: i for i, c in enumerate(self.plan.case.rules.deck.code)}
+        return state_event(reply.state, self._order)
+
     def _legal_event(self, reply: Reply) -> dict:
         if not isinstance(reply, LegalReply):
             raise ProtocolViolation("legal: no moves in the reply")
@@ -180,11 +195,19 @@ class Driver:
         for k, hand in enumerate(plan.hands):
             if k:
                 steps.append(("events", NextHand(hand.decks), f"next_hand (hand {k + 1})"))
-            for n, move in enumerate(hand.moves):
+            n = 0  # plays so far
+            for entry in hand.line:
                 steps.append(("legal", Legal(), f"legal (hand {k + 1}, before play {n + 1})"))
-                steps.append(("events", move, f"play {_text(move)} (hand {k + 1}, play {n + 1})"))
-        if plan.decide_at_end:
-            steps.append(("legal", Legal(), "legal (at the end of the line)"))
+                if isinstance(entry, RawPlay):  # a probe: refused, and nothing changes
+                    where = f"(hand {k + 1}, after play {n})"
+                    steps.append(("probe", entry, f"the probe {format_value(entry.move)} {where}"))
+                    steps.append(("state", State(), f"state after the probe {where}"))
+                else:
+                    n += 1
+                    steps.append(("events", entry, f"play {_text(entry)} (hand {k + 1}, play {n})"))
+            ends_with_probe = bool(hand.line) and isinstance(hand.line[-1], RawPlay)
+            if ends_with_probe or (k + 1 == len(plan.hands) and plan.decide_at_end):
+                steps.append(("legal", Legal(), f"legal (hand {k + 1}, at the end of the line)"))
         if plan.probe is not None:
             steps.append(("probe", plan.probe, "the probe"))
         replies = self.session.exchange([request for _, request, _ in steps])
@@ -192,11 +215,13 @@ class Driver:
             if kind == "probe":  # an illegal move must be refused with the right reason
                 self.trace.requests += 1
                 if isinstance(reply, ErrorReply):
-                    self._record([_rejected(request.move, reply.kind, reply.reason)])
+                    self._record([rejected_event(request.move, reply.kind, reply.reason)])
                 else:
                     self._record(self._events(reply))
             elif kind == "legal":
                 self._record([self._legal_event(self._check(reply, what))])
+            elif kind == "state":
+                self._record([self._state_event(self._check(reply, what))])
             else:
                 self._record(self._events(self._check(reply, what)))
 

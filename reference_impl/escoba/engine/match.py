@@ -15,6 +15,8 @@ MAX_HANDS = 1000  # a match that runs this long has a rule that never lets it en
 class Match:
     """Totals per side across hands. Deck orders come from `decks` (in order) or a seed."""
 
+    hand_class: type[Hand] = Hand  # what each hand is dealt as (mutant engines change a step of it)
+
     def __init__(
         self,
         rules: Rules,
@@ -56,7 +58,7 @@ class Match:
             raise EscobaError(f"no winner after {MAX_HANDS} hands")
         if self.hand is not None:
             self.dealer = (self.dealer + self.rules.next_dealer_offset) % self.players
-        self.hand = Hand(self.rules, self.players, self.dealer, self._decks, record=self.record)
+        self.hand = self.hand_class(self.rules, self.players, self.dealer, self._decks, record=self.record)
         return self.hand
 
     def end_hand(self) -> list[dict]:

@@ -310,8 +310,8 @@ def _opening_escobas_matter(point: Any, facts: Facts) -> bool:
 
 
 def _compulsory_matters(point: Any, facts: Facts) -> bool:
-    if facts.probe == "compulsory":
-        return True
+    if facts.probe == "compulsory" or any(e.get("event") == "rejected" and e.get("rule") == "compulsory" for e in facts.events):
+        return True  # a probe of the compulsory rule
     for hand in facts.hands:
         for legal in hand.legal:
             if "count" in legal or any(m.get("take") for m in legal.get("moves", [])):
@@ -322,7 +322,11 @@ def _compulsory_matters(point: Any, facts: Facts) -> bool:
 def _kinds_matter(point: Any, facts: Facts) -> bool:
     """What a card may take shows in every decision where some card can capture, and in a
     probe of a wrong sum or of a priority."""
-    return facts.probe in ("wrong_sum", "priority") or _compulsory_matters(point, facts)
+    if facts.probe in ("wrong_sum", "priority"):
+        return True
+    if any(e.get("event") == "rejected" and e.get("rule") in ("wrong_sum", "priority") for e in facts.events):
+        return True  # the same, tried among the moves
+    return _compulsory_matters(point, facts)
 
 
 def _target_used(point: Any, facts: Facts) -> bool:

@@ -13,7 +13,6 @@ from typing import Any
 
 from escoba.protocol.features import required_features
 from escoba.transcript.case import (
-    FORMAT,
     _build,
     _check_format,
     _check_schema,
@@ -21,7 +20,8 @@ from escoba.transcript.case import (
     _error,
     _shown,
     case_from_data,
-    pin_matches,
+    lowest_format,
+    pin_found,
 )
 from escoba.transcript.record import Replay, ReplayError, perft
 
@@ -83,7 +83,7 @@ def fill(data: Mapping[str, Any], path: Path | None = None, *, check: bool = Tru
     leaves out the schema check, for such cases whose ruleset is a file (escoba identify's
     hypotheses) where a case file names a bundled id.
     """
-    data = ordered({**data, "format": data.get("format", FORMAT), "expect": []})
+    data = ordered({**data, "format": data.get("format", lowest_format(data)), "expect": []})
     if "perft" in data:
         data["perft"] = {**data["perft"], "count": 1}
     # The case as written, less what is computed here (expect, the perft count, pins' matches).
@@ -104,7 +104,7 @@ def fill(data: Mapping[str, Any], path: Path | None = None, *, check: bool = Tru
         assert replay.hand is not None
         data["perft"] = {"depth": case.perft.depth, "count": perft(replay.hand, case.perft.depth)}
     for i, pin in enumerate(data.get("pins", [])):
-        if not any(pin_matches(pin, e) for e in events):
+        if not pin_found(pin, events):
             raise PinMismatch(f"{_shown(where)}: $.pins[{i}]: matches no event the engine produces: {_line(pin)}")
     if check:
         case_from_data(data, path)  # the full load-time check, on what is about to be written
@@ -125,7 +125,6 @@ def played_case(
     """A game someone played (`escoba play --record`) as a case: its decks and moves, `expect`
     filled by the reference engine. `hands` are `{"decks": [[code…]…], "moves": [text…]}`."""
     data = {
-        "format": FORMAT,
         "id": case_id,
         "title": title,
         "notes": notes,
@@ -139,4 +138,4 @@ def played_case(
         "pins": [],
         "hands": hands,
     }
-    return fill(data)
+    return fill({"format": lowest_format(data), **data})

@@ -10,8 +10,8 @@ and the JSON path:
 Checks, in order (each stage stops the load, since later ones would only report consequences):
 JSON, the format version, the schema, the id against the file name, the ruleset and the
 table, the deck orders (permutations of the ruleset's deck), the moves (they parse, and are
-legal when replayed by the reference engine under the case's own ruleset), the probe, and the
-expected events (a sane order, and every pin matching some event).
+legal when replayed by the reference engine under the case's own ruleset), the probes, and the
+expected events (a sane order, and every pin matching its event).
 
 Whether `expect` is what the reference engine produces *now* is not a load-time check: that is
 what `tests/test_transcripts.py` and `escoba conformance` compare.
@@ -41,24 +41,34 @@ from escoba.errors import (
 )
 from escoba.inputs import Unreadable, describe, read_file, strict_json
 
-FORMAT = 1  # the newest case format this escoba understands
+FORMAT = 2  # the newest case format this escoba understands
+# What format 2 added (a case that uses none of it may stay format 1): probes among the moves,
+# the `rejected` and `state` events they cause, and pins that say where their event is (`at`).
 KINDS = ("game", "probe", "perft")
 REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "priority", "compulsory", "hand_over", "malformed")
 MAX_FILE_BYTES = 2_000_000  # one case is a few dozen kilobytes; anything near this is not a case
 
 
 @dataclass(frozen=True)
-class HandSpec:
-    """One hand of a case: its deck orders (more than one if the table is redealt) and moves."""
+class Probe:
+    """A move that must be refused, and the reason class it must be refused for."""
 
-    decks: tuple[tuple[str, ...], ...]  # ASCII codes, top of the stock first
-    moves: tuple[str, ...]  # human notation
+    move: str | Mapping[str, Any]  # notation, or a wire object (possibly malformed on purpose)
+    reason: str
 
 
 @dataclass(frozen=True)
-class Probe:
-    move: str | Mapping[str, Any]  # notation, or a wire object (possibly malformed on purpose)
-    reason: str
+class HandSpec:
+    """One hand of a case: its deck orders (more than one if the table is redealt) and its line:
+    the moves in notation, with probes among them (format 2) where an illegal move is tried."""
+
+    decks: tuple[tuple[str, ...], ...]  # ASCII codes, top of the stock first
+    line: tuple[str | Probe, ...]  # as written in `moves`
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The moves played, in notation (the probes left out)."""
+        return tuple(entry for entry in self.line if isinstance(entry, str))
 
 
 @dataclass(frozen=True)
@@ -128,15 +138,23 @@ class Case:
 
         return [move_to_wire(m, self.rules.deck) for m in self.moves(hand)]
 
-    def probe_wire(self) -> Any:
-        """The probe move as the protocol sends it; a malformed probe is sent as written."""
-        if self.probe is None:
+    def probe_wire(self, probe: Probe | None = None) -> Any:
+        """A probe's move (the case's own `probe` by default) as the protocol sends it; a
+        malformed probe is sent as written."""
+        probe = probe if probe is not None else self.probe
+        if probe is None:
             return None
-        if isinstance(self.probe.move, str):
+        if isinstance(probe.move, str):
             from escoba.notation import move_to_wire, parse_move
 
-            return move_to_wire(parse_move(self.probe.move, self.rules.deck), self.rules.deck)
-        return dict(self.probe.move)
+            return move_to_wire(parse_move(probe.move, self.rules.deck), self.rules.deck)
+        return dict(probe.move)
+
+    def wire_line(self, hand: int = 0) -> list[tuple[str, Any]]:
+        """Hand `hand`'s line as the protocol sends it: `("move", wire)` for a move played,
+        `("probe", wire)` for a move that must be refused."""
+        moves = iter(self.wire_moves(hand))
+        return [("move", next(moves)) if isinstance(e, str) else ("probe", self.probe_wire(e)) for e in self.hands[hand].line]
 
     def required_features(self) -> frozenset[str]:
         """The features an engine needs for this case: as stored, or computed from `expect`."""
@@ -145,6 +163,16 @@ class Case:
         from escoba.protocol.features import required_features
 
         return required_features(self.document, self.players, self.target, self.expect, self.probe.reason if self.probe else None)
+
+    def probes(self) -> list[tuple[str, Probe]]:
+        """Every probe of the case with its JSON path: those among the moves, then `probe`."""
+        found = [
+            (f"$.hands[{h}].moves[{i}]", entry)
+            for h, spec in enumerate(self.hands)
+            for i, entry in enumerate(spec.line)
+            if isinstance(entry, Probe)
+        ]
+        return found + ([("$.probe", self.probe)] if self.probe is not None else [])
 
     @property
     def shown(self) -> str:
@@ -326,6 +354,30 @@ def _check_format(data: Any, where: Path) -> None:
             raise _error(where, f"$.{key}", f"only a {key} case has a {key}, not a {kind} case")
     if "generator" in data and data.get("audit") != "generated":
         raise _error(where, "$.generator", "only a generated case has a generator")
+    if version == 1:
+        newer = _format_2_feature(data)
+        if newer is not None:
+            raise _error(where, newer[0], f"{newer[1]} needs format 2 (the case says format 1)")
+
+
+def lowest_format(data: Mapping[str, Any]) -> int:
+    """The oldest format that holds a case: what the generator writes for the cases it makes."""
+    return 2 if _format_2_feature(data) is not None else 1
+
+
+def _format_2_feature(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The first thing in a case that format 1 does not have: (JSON path, what it is)."""
+    hands = data.get("hands")
+    for h, hand in enumerate(hands if isinstance(hands, list) else ()):
+        moves = hand.get("moves") if isinstance(hand, dict) else None
+        for i, move in enumerate(moves if isinstance(moves, list) else ()):
+            if isinstance(move, dict):
+                return f"$.hands[{h}].moves[{i}]", "a probe among the moves"
+    pins = data.get("pins")
+    for i, pin in enumerate(pins if isinstance(pins, list) else ()):
+        if isinstance(pin, dict) and "at" in pin:
+            return f"$.pins[{i}].at", "a pin that says where its event is"
+    return None
 
 
 @cache
@@ -397,7 +449,7 @@ def _check_schema(data: Any, where: Path) -> None:
 
 _EVENTS = (
     "hand_start", "table", "deal", "opening", "legal", "play", "escoba", "leftovers", "score",
-    "hand_end", "totals", "tie", "match_end",
+    "hand_end", "totals", "tie", "match_end", "rejected", "state",
 )  # fmt: skip
 
 
@@ -424,7 +476,7 @@ def _build(data: dict, path: Path | None) -> Case:
         target=data["target"],
         clause=data["clause"],
         audit=data["audit"],
-        hands=tuple(HandSpec(tuple(tuple(d) for d in h["decks"]), tuple(h["moves"])) for h in data["hands"]),
+        hands=tuple(HandSpec(tuple(tuple(d) for d in h["decks"]), tuple(map(_entry, h["moves"]))) for h in data["hands"]),
         expect=tuple(data["expect"]),
         pins=tuple(data["pins"]),
         from_text=tuple(data.get("from_text", ())),
@@ -440,13 +492,18 @@ def _build(data: dict, path: Path | None) -> Case:
     )
 
 
+def _entry(move: str | Mapping[str, Any]) -> str | Probe:
+    """A `moves` entry: a move in notation, or a probe `{"probe": MOVE, "reason": R}`."""
+    return move if isinstance(move, str) else Probe(move["probe"], move["reason"])
+
+
 # --------------------------------------------------------------------------- consistency
 
 
 # The fields of each event that hold card codes (schemas/transcript.schema.json).
 _CARD_FIELDS = {
     "table": ("cards",), "deal": ("hands",), "opening": ("cards",), "leftovers": ("cards",),
-    "play": ("card", "take"), "legal": ("moves",),
+    "play": ("card", "take"), "legal": ("moves",), "state": ("hands", "table", "piles"),  # not `rejected`: a probe may send `Zz`
 }  # fmt: skip
 
 
@@ -487,8 +544,8 @@ class _Checker:
                 self._deck(rules, order, f"$.hands[{h}].decks[{d}]")
         moves = [self._moves(rules, h, spec) for h, spec in enumerate(case.hands)]
         case.parsed.update(enumerate(moves))  # the runner sends them next: parse once
-        if case.probe is not None:
-            self._probe_parses(rules)
+        for path, probe in case.probes():
+            self._probe_parses(rules, probe, path if path == "$.probe" else path + ".probe")
         self._expected_cards(rules)
         return rules, moves
 
@@ -542,25 +599,27 @@ class _Checker:
 
     def _moves(self, rules, h: int, spec: HandSpec) -> list:
         parsed = []
-        for i, text in enumerate(spec.moves):
+        for i, text in enumerate(spec.line):
+            if not isinstance(text, str):
+                continue  # a probe: checked with the others
             try:
                 parsed.append(_parse_move(text, rules.deck))
             except NotationError as e:
                 raise self.fail(f"$.hands[{h}].moves[{i}]", e.message, e.text or None, e.column) from None
         return parsed
 
-    def _probe_parses(self, rules) -> None:
+    def _probe_parses(self, rules, probe: Probe, path: str) -> None:
         from escoba.notation import parse_move
 
-        probe = self.case.probe
-        assert probe is not None
+        # `$.probe.move`, or `$.hands[0].moves[3].probe` for a probe among the moves
+        where = path + ".move" if path == "$.probe" else path
         if isinstance(probe.move, str):
             try:
                 parse_move(probe.move, rules.deck)
             except NotationError as e:
-                raise self.fail("$.probe.move", e.message, e.text or None, e.column) from None
+                raise self.fail(where, e.message, e.text or None, e.column) from None
         elif probe.reason != "malformed":
-            raise self.fail("$.probe.move", "only a malformed probe is written as a wire object")
+            raise self.fail(where, "only a malformed probe is written as a wire object")
 
     def _replay(self, rules, moves: list[list]) -> None:
         from escoba.transcript.record import Replay, ReplayError
@@ -571,29 +630,37 @@ class _Checker:
             raise self.fail(e.path, e.message) from None
 
     def _order(self) -> None:
-        """Events in an order an engine could produce: `legal` right before a play, an escoba
-        right after the play that made it, scores after the last play, totals after a hand."""
+        """Events in an order an engine could produce: `legal` right before a play or a probe,
+        an escoba right after the play that made it, scores after the last play, totals after
+        a hand, `state` right after a refusal."""
         case = self.case
         state = "start"
         for i, event in enumerate(case.expect):
-            name = event["event"]
+            name = _order_name(event)
             if name not in _FOLLOWS.get(state, ()):
                 after = "at the start" if state == "start" else f"after '{state}'"
                 raise self.fail(f"$.expect[{i}]", f"'{name}' cannot come {after}")
             if name == "play" and state == "legal" and event["seat"] != case.expect[i - 1]["seat"]:
                 raise self.fail(f"$.expect[{i}]", f"seat {event['seat']} plays after the legal moves of seat {case.expect[i - 1]['seat']}")
             state = name
+        over = "legal (hand over)"  # the line ends with a probe of a finished hand, and its legal
         if case.kind == "game":
-            ends: tuple[str, ...] = ("hand_end",) if case.target is None else ("match_end",)
+            ends: tuple[str, ...] = ("hand_end", over) if case.target is None else ("match_end", over)
         else:  # a probe or perft stops at a decision; a probe of a finished hand at its end
-            ends = ("legal", "hand_end") if case.kind == "probe" else ("legal",)
+            ends = ("legal", "hand_end", over) if case.kind == "probe" else ("legal",)
         if state not in ends:
             raise self.fail("$.expect", f"a {case.kind} case's events end with {' or '.join(repr(e) for e in ends)}, not {state!r}")
 
     def _pins(self) -> None:
         for i, pin in enumerate(self.case.pins):
-            if not any(pin_matches(pin, event) for event in self.case.expect):
+            if not pin_found(pin, self.case.expect):
                 raise self.fail(f"$.pins[{i}]", f"matches no expected event: {json.dumps(pin, ensure_ascii=False)}")
+
+
+def _order_name(event: Mapping[str, Any]) -> str:
+    # A legal event once the hand is over (`seat: null`) comes where a play cannot follow.
+    name = str(event["event"])
+    return "legal (hand over)" if name == "legal" and event.get("seat") is None else name
 
 
 # After each event, the events that may follow it ("start": the first event).
@@ -603,21 +670,70 @@ _FOLLOWS: dict[str, tuple[str, ...]] = {
     "table": ("deal", "opening", "legal"),
     "deal": ("table", "opening", "legal"),
     "opening": ("hand_start", "legal"),
-    "legal": ("play",),
+    "legal": ("play", "rejected"),
+    "legal (hand over)": ("rejected", "hand_start"),
+    "rejected": ("state",),
+    "state": ("legal", "legal (hand over)"),
     "play": ("escoba", "legal", "deal", "leftovers", "score"),
     "escoba": ("legal", "deal", "leftovers", "score"),
     "leftovers": ("score",),
     "score": ("score", "hand_end"),
-    "hand_end": ("totals",),
-    "totals": ("hand_start", "tie", "match_end"),
-    "tie": ("hand_start",),
-    "match_end": (),
+    "hand_end": ("totals", "legal (hand over)"),
+    "totals": ("hand_start", "tie", "match_end", "legal (hand over)"),
+    "tie": ("hand_start", "legal (hand over)"),
+    "match_end": ("legal (hand over)",),
 }
 
 
 def pin_matches(pin: Mapping[str, Any], event: Mapping[str, Any]) -> bool:
-    """A pin matches an event that has every field of the pin with the same value."""
-    return all(key in event and event[key] == value for key, value in pin.items())
+    """A pin matches an event that has every field of the pin with the same value (its `at`,
+    where the event is, aside: see `pin_found`)."""
+    return all(key in event and event[key] == value for key, value in pin.items() if key != "at")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an expected event stands: its index, the hand (from 0, as in `$.hands[h]`), the
+    entry of that hand's `moves` it follows (from 0; None before the first), and the deal
+    round of that hand it belongs to (from 0: the first deal; None before it)."""
+
+    index: int
+    hand: int
+    move: int | None
+    deal: int | None
+
+    def is_at(self, at: Mapping[str, int]) -> bool:
+        return all(getattr(self, key) == value for key, value in at.items())
+
+
+def places(expect: Sequence[Mapping[str, Any]]) -> list[Place]:
+    """The place of every event of an expected stream, read off the stream itself: each entry
+    of a hand's `moves`, a move or a probe, starts with the `legal` event the runner asks for
+    before it, and a hand starts with its `hand_start` (a redeal deals the same hand again)."""
+    found: list[Place] = []
+    hand, move, deal = -1, -1, -1
+    previous: Mapping[str, Any] = {}
+    for i, event in enumerate(expect):
+        kind = event.get("event")
+        if kind == "hand_start":
+            redeal = previous.get("event") == "opening" and previous.get("action") == "redeal"
+            hand, move, deal = (hand, move, -1) if redeal else (hand + 1, -1, -1)
+        elif kind == "deal":
+            deal += 1
+        elif kind == "legal":
+            move += 1
+        found.append(Place(i, max(hand, 0), move if move >= 0 else None, deal if deal >= 0 else None))
+        previous = event
+    return found
+
+
+def pin_found(pin: Mapping[str, Any], expect: Sequence[Mapping[str, Any]]) -> bool:
+    """The pin matches an event of `expect`, at the place its `at` names if it names one:
+    `{"index": 57}`, or any of `{"hand": 1, "move": 35, "deal": 5}` (docs/transcripts.md)."""
+    at = pin.get("at")
+    if at is None:
+        return any(pin_matches(pin, event) for event in expect)
+    return any(place.is_at(at) and pin_matches(pin, expect[place.index]) for place in places(expect))
 
 
 # --------------------------------------------------------------------------- helpers

@@ -27,7 +27,7 @@ from pathlib import Path
 from escoba.errors import EscobaError
 from escoba.outputs import write_atomic
 from escoba.transcript.build import PinMismatch, dump_case, fill
-from escoba.transcript.case import FORMAT, cases_dir, iter_case_files
+from escoba.transcript.case import cases_dir, iter_case_files, lowest_format
 
 GENERATED = "generated"
 PERFT = "perft"
@@ -172,11 +172,13 @@ class Generator:
         for spec in game_plan() if self.generated else ():
             path = self.root / GENERATED / f"{spec['id']}.json"
             planned.add(path)
-            self.write(path, {"format": FORMAT, **play_game(spec)})
+            game = play_game(spec)
+            self.write(path, {"format": lowest_format(game), **game})
         for perft in PERFT_PLAN if self.generated else ():
             path = self.root / PERFT / f"{perft.id}.json"
             planned.add(path)
-            self.write(path, {"format": FORMAT, **perft_case(perft)})
+            case = perft_case(perft)
+            self.write(path, {"format": lowest_format(case), **case})
         if self.root.is_dir():
             for path in iter_case_files(self.root):
                 if path in planned:

@@ -9,13 +9,18 @@ What the conformance runner compares, event for event:
 - in match cases (target not null), `Match.end_hand`'s `totals` / `tie` / `match_end` after
   each `hand_end`.
 
-Probes replay their line, then (if a decision is pending) its legal event; the probe move must
-be refused with the case's reason class. Perft cases replay their line, add the legal event of
+A probe among the moves (format 2) adds, where it stands, the legal event of that position (as
+before any move), `{"event": "rejected", "move": .., "kind": "illegal_move", "rule": REASON}`
+and `{"event": "state", ...}`, the fields `STATE_FIELDS` of the unchanged snapshot; a line
+that ends with a probe ends with one more legal event. Probe cases replay their line, then (if
+a decision is pending) its legal event; the probe move must be refused with the case's reason
+class. Perft cases replay their line, add the legal event of
 the position, and count distinct play sequences from there.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -60,6 +65,41 @@ def legal_event(hand: Hand, record: str = "moves") -> dict:
     }
 
 
+def rejected_event(move: Any, kind: str, rule: str | None) -> dict:
+    """The runner's event for a refused move: the move as sent, the error kind and its reason
+    class (`rule`, not `reason`: fields named `reason` are free text and never compared)."""
+    return {"event": "rejected", "move": move, "kind": kind, "rule": rule}
+
+
+#: the fields of an engine's `state` snapshot the runner compares after a refusal
+STATE_FIELDS = ("to_play", "hands", "table", "piles")
+
+
+def state_event(snapshot: Mapping[str, Any], order: Mapping[str, int]) -> dict:
+    """The runner's event for a `state` reply: `STATE_FIELDS` of the snapshot, the cards of
+    each list in deck order (`order`: code → position), so an engine may keep them in any
+    order. A field the snapshot lacks is left out (and shows as missing)."""
+
+    def canonical(cards: Any) -> Any:
+        if not isinstance(cards, list):
+            return cards
+        known = [c for c in cards if isinstance(c, str) and c in order]
+        other = [c for c in cards if not (isinstance(c, str) and c in order)]
+        return sorted(known, key=order.__getitem__) + sorted(other, key=lambda c: json.dumps(c, sort_keys=True))
+
+    event: dict[str, Any] = {"event": "state"}
+    for key in STATE_FIELDS:
+        if key not in snapshot:
+            continue
+        value = snapshot[key]
+        if key in ("hands", "piles") and isinstance(value, list):
+            value = [canonical(cards) for cards in value]
+        elif key == "table":
+            value = canonical(value)
+        event[key] = value
+    return event
+
+
 class Replay:
     """Replays a case with the reference engine; `run()` returns the expected events and
     raises `ReplayError` where the case cannot be played as written."""
@@ -72,6 +112,7 @@ class Replay:
         self.moves = moves if moves is not None else [case.moves(h) for h in range(len(case.hands))]
         self.hand: Hand | None = None  # the last hand, at the end of the line
         self.events: list[dict] = []
+        self._order = {c: i for i, c in enumerate(self.rules.deck.code)}
 
     def run(self) -> list[dict]:
         case, rules = self.case, self.rules
@@ -79,10 +120,9 @@ class Replay:
         match = None
         if case.target is not None:
             match = Match(rules, case.players, dealer=case.dealer, target=case.target, decks=decks)
-        code = {c: i for i, c in enumerate(rules.deck.code)}
         events = self.events
         for h, spec in enumerate(case.hands):
-            decks.queue = [[code[c] for c in order] for order in spec.decks]
+            decks.queue = [[self._order[c] for c in order] for order in spec.decks]
             try:
                 hand = match.new_hand() if match is not None else Hand(rules, case.players, case.dealer, decks)
             except EscobaError as e:
@@ -92,48 +132,59 @@ class Replay:
                 raise ReplayError(f"$.hands[{h}].decks", f"the hand used {used} deck order(s), the case gives {used + len(decks.queue)}")
             assert hand.events is not None
             events.extend(hand.events)
-            for i, move in enumerate(self.moves[h]):
+            self.hand = hand
+            moves = iter(self.moves[h])
+            for i, entry in enumerate(spec.line):
                 path = f"$.hands[{h}].moves[{i}]"
+                if not isinstance(entry, str):  # a probe: refused, and nothing changes
+                    self._legal(hand)
+                    self._probe(hand, entry, path)
+                    continue
                 if hand.is_over:
                     raise ReplayError(path, "the hand is already over")
-                if self.on_decision is not None:
-                    self.on_decision(len(events), hand)
-                events.append(legal_event(hand, case.legal))
+                self._legal(hand)
                 try:
-                    events.extend(hand.apply(move))
+                    events.extend(hand.apply(next(moves)))
                 except IllegalMoveError as e:
-                    raise ReplayError(path, f"illegal move {spec.moves[i]!r}: {e.reason}") from None
-            self.hand = hand
+                    raise ReplayError(path, f"illegal move {entry!r}: {e.reason}") from None
+                if match is not None and hand.is_over:  # totals go in the reply of the last play
+                    events.extend(match.end_hand())
+                    if match.is_over and h + 1 < len(case.hands):
+                        raise ReplayError("$.hands", f"the match is over after hand {h + 1}, but {len(case.hands)} hands are given")
+            # After a probe the runner asks `legal` again; a probe or perft case stops at a decision.
+            if (spec.line and not isinstance(spec.line[-1], str)) or (case.kind != "game" and not hand.is_over):
+                self._legal(hand)
             if case.kind != "game":
                 break
             if not hand.is_over:
                 raise ReplayError(f"$.hands[{h}].moves", f"the hand is not over after {len(self.moves[h])} moves")
-            if match is not None:
-                events.extend(match.end_hand())
-                if match.is_over and h + 1 < len(case.hands):
-                    raise ReplayError("$.hands", f"the match is over after hand {h + 1}, but {len(case.hands)} hands are given")
         if match is not None and not match.is_over:
             raise ReplayError("$.hands", f"the match is not over after {len(case.hands)} hand(s)")
         last = self.hand
         assert last is not None
-        hand = last
-        if case.kind == "perft" and hand.is_over:
+        if case.kind == "perft" and last.is_over:
             raise ReplayError("$.hands[0].moves", "a perft case counts from a decision, but the hand is over")
-        if case.kind != "game" and not hand.is_over:
-            if self.on_decision is not None:
-                self.on_decision(len(events), hand)
-            events.append(legal_event(hand, case.legal))
         if case.probe is not None:
-            self._check_probe(hand)
+            self._check_probe(last, case.probe, "$.probe")
         return events
 
-    def _check_probe(self, hand: Hand) -> None:
-        probe = self.case.probe
+    def _legal(self, hand: Hand) -> None:
+        if self.on_decision is not None:
+            self.on_decision(len(self.events), hand)
+        self.events.append(legal_event(hand, self.case.legal))
+
+    def _probe(self, hand: Hand, probe: Any, path: str) -> None:
+        """A probe among the moves: refused for its reason, then the unchanged state."""
+        self._check_probe(hand, probe, path)
+        self.events.append(rejected_event(self.case.probe_wire(probe), "illegal_move", probe.reason))
+        self.events.append(state_event(hand.to_json(), self._order))
+
+    def _check_probe(self, hand: Hand, probe: Any, path: str) -> None:
         reason, why = probe_reason(hand, probe.move)
         if reason is None:
-            raise ReplayError("$.probe.move", "the probe move is legal here")
+            raise ReplayError(f"{path}.move" if path == "$.probe" else f"{path}.probe", "the probe move is legal here")
         if reason != probe.reason:
-            raise ReplayError("$.probe.reason", f"the probe move is refused as {reason} ({why}), not {probe.reason}")
+            raise ReplayError(f"{path}.reason", f"the probe move is refused as {reason} ({why}), not {probe.reason}")
 
 
 def probe_reason(hand: Hand, move: str | Mapping[str, Any]) -> tuple[str | None, str]:

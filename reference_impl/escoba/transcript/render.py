@@ -11,6 +11,7 @@ game, lines the source text states are marked `T`; the others are the filled-in 
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,6 +105,20 @@ class _Renderer:
 
     def _legal(self, i, e, scores):
         pass  # the choices are in the case; printing them all would drown the game
+
+    def _rejected(self, i, e, scores):
+        from escoba.errors import NotationError
+        from escoba.notation import format_move, move_from_wire
+
+        try:
+            shown = format_move(move_from_wire(e["move"], self.deck), self.deck)
+        except NotationError:  # malformed on purpose: shown as sent
+            shown = json.dumps(e["move"], ensure_ascii=False)
+        self.emit(i, f"   ✗ probe {shown}: refused ({e['rule']})")
+
+    def _state(self, i, e, scores):
+        self.emit(i, "    state after the refusal: " + ("hand over" if e["to_play"] is None else f"seat {e['to_play']} to play")
+                  + f", table {self.text(e['table'])}")  # fmt: skip
 
     def _play(self, i, e, scores):
         self.plays += 1
