@@ -169,7 +169,7 @@ def test_leftovers_go_to_the_last_capturer_without_escoba(seed):
         hand.apply(bot(hand))
     left = [e for e in hand.events if e["event"] == "leftovers"]
     escobas = [e for e in hand.events if e["event"] in ("escoba", "opening")]
-    assert left, "40 cards always leave something on the table (220 is no multiple of 15)"
+    assert left, "base keeps all 40 cards in play: captures take multiples of 15 from 220, so some are left"
     assert left[0]["seat"] == hand.last_capturer
     assert hand.events.index(left[0]) > max(hand.events.index(e) for e in escobas) if escobas else True
     assert sum(len(p) for p in hand.piles) == 40
@@ -283,6 +283,28 @@ def test_turn_order(players, leader, direction, dealer, expected):
         seen.append(hand.to_play)
         hand.apply(hand.legal_moves()[0])
     assert seen == expected
+
+
+@pytest.mark.parametrize(
+    "players, leader, dealer, packets",
+    [
+        (2, "dealer_right", 0, [1, 0]),  # the dealer's one opponent leads: the dealer last
+        (3, "dealer_right", 0, [1, 2, 0]),  # the dealer's right leads: the dealer last
+        (4, "dealer_right", 2, [3, 0, 1, 2]),
+        (3, "dealer_left", 0, [2, 0, 1]),  # the dealer's left leads: the leader, the dealer, the rest
+        (4, "dealer_left", 1, [0, 1, 2, 3]),
+    ],
+)
+def test_the_deal_convention_as_docs_protocol_states_it(players, leader, dealer, packets):
+    """docs/protocol.md, "The deal convention": packets of hand_size from the top of the stock,
+    from the leader in the direction of play (counter-clockwise: seat + 1), then the table; where
+    the dealer's left leads at 3–4 players that deals the leader, then the dealer, then the rest."""
+    rules = base_with(turn__leader=leader, turn__direction="counterclockwise", opening_table__action="none")
+    top = list(rules.deck.cards)
+    hand = Hand(rules, players, dealer, [top])
+    size = rules.hand_size
+    assert [sorted(hand.hands[seat]) for seat in packets] == [top[size * i : size * (i + 1)] for i in range(players)]
+    assert sorted(hand.table) == top[size * players : size * players + rules.table_size]
 
 
 # --------------------------------------------------------------------------- match end

@@ -151,6 +151,8 @@ def test_a_refusal_changes_nothing_in_the_reference():
     from escoba.transcript.record import state_event
 
     for c in (case(p) for p in CASE_FILES):
+        if not any(e["event"] == "rejected" for e in c.expect):
+            continue
         snapshots = _snapshots(c)
         order = {code: i for i, code in enumerate(c.rules.deck.code)}
         for i, event in enumerate(c.expect):

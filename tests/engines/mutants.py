@@ -18,8 +18,9 @@ Left out on purpose: "a sweep on the last play counts where the ruleset says it 
 is an equivalent mutant for every bundled ruleset: the only one with `escoba_on_last_play: false`
 (last-play-no-escoba) has no jokers and nothing set aside, its 40 cards are worth 220 ≡ 10
 (mod 15) and every capture takes a multiple of 15, so cards are always left after the last play
-and no case can tell the two readings apart. (The other direction is a real mutant: with jokers
-a last-play sweep happens, see `last-play-escoba-ignored`.)
+and no case can tell the two readings apart. (The other direction is a real mutant: where the
+opening table is set aside (de) or jokers are in play a last-play sweep happens, see
+`last-play-escoba-ignored`.)
 
 `MUTANTS[name]` is the engine class; `tests/engines/mutant_engine.py NAME` serves one over
 stdin/stdout, for runs through the real subprocess path.
@@ -401,6 +402,14 @@ class LastCapturerStartsAsDealer(Hand):
             self.last_capturer = self.dealer
 
 
+@hand_mutant("opening-take-not-a-capture", "the dealer's opening take does not make the dealer the last capturer, so a hand nobody captures in after it leaves its leftovers to nobody")
+class OpeningTakeNotACapture(Hand):
+    def _opening(self) -> bool:
+        done = super()._opening()
+        self.last_capturer = None  # nobody has played yet: only the opening take could have set it
+        return done
+
+
 # ---------------------------------------------------------------------------------- scoring
 def _primera_by_capture_value(cat: Category, rules: Rules) -> Category:
     if cat.measure_text is None or "primera" not in cat.measure_text:
@@ -530,6 +539,24 @@ class FirstTwoSidesOnly(Match):
             return super().end_hand()
         finally:
             self.sides = sides
+
+
+@match_mutant("match-tie-any-two-equal", "any two sides over the target with equal totals tie, even below a higher total")
+class AnyTwoEqualTie(Match):
+    """A tie is read as "two sides over the target are equal", not "the highest total is shared"."""
+
+    def end_hand(self) -> list[dict]:
+        events = super().end_hand()
+        reached = [s for s in range(self.sides) if self.totals[s] >= self.target]
+        tied = [s for s in reached if sum(self.totals[t] == self.totals[s] for t in reached) > 1]
+        if self.winners is not None and len(self.winners) == 1 and tied:
+            if self.rules.tie == "shared_win":
+                self.winners = tied
+                events[-1] = {**events[-1], "winners": tied, "reason": "tie"}
+            else:
+                self.winners = None
+                events[-1] = {"event": "tie", "sides": tied, "totals": list(self.totals)}
+        return events
 
 
 rules_mutant(
