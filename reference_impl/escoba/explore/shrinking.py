@@ -507,10 +507,11 @@ class _Shrinker:
 
 
 def _keep_pins(data: dict, pins: Sequence[Mapping[str, Any]]) -> dict:
-    """The hand-written pins of the case being shrunk that still hold in a smaller one."""
-    from escoba.transcript.case import pin_matches
+    """The hand-written pins of the case being shrunk that still hold in a smaller one (a pin
+    that names its place, `at`, only where that place still holds it)."""
+    from escoba.transcript.case import pin_found
 
-    return {**data, "pins": [p for p in pins if any(pin_matches(p, e) for e in data["expect"])]}
+    return {**data, "pins": [p for p in pins if pin_found(p, data["expect"])]}
 
 
 def _composition(expect: Sequence[Mapping[str, Any]]) -> str:
