@@ -20,7 +20,9 @@ from escoba.rules import load_resolved
 ENGINES = Path(__file__).parent / "engines"
 sys.path.insert(0, str(ENGINES))
 
-from mutants import MUTANTS, impostor  # noqa: E402
+from mutants import BEYOND_IDENTIFY, MUTANTS, impostor  # noqa: E402
+
+IDENTIFIED = sorted(set(MUTANTS) - BEYOND_IDENTIFY)  # the rest: tests/engines/mutants.py says why
 
 GAMES = 16
 MOST_NOBODY = {"policy": "most", "ties": "nobody"}
@@ -91,12 +93,12 @@ def departures_from(found: Any, sent: str) -> dict[str, Any]:
 
 
 def test_every_mutant_has_an_expectation():
-    """The table above covers every bundled mutant engine."""
-    assert set(EXPECTED) == set(MUTANTS)
+    """The table above covers every bundled mutant engine identify was built to name."""
+    assert set(EXPECTED) == set(IDENTIFIED)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(MUTANTS))
+@pytest.mark.parametrize("name", IDENTIFIED)
 def test_identify_names_what_each_mutant_plays(name):
     """Each mutant, sent its ruleset: exactly the departing points it plays (with their values),
     or "no value matches" at the point a rule the DSL cannot express shows, nothing more."""

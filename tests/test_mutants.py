@@ -32,13 +32,29 @@ _ORDER = {"probes": 0, "rules": 1, "text": 2, "generated": 3, "perft": 4}
 
 
 @cache
-def suite() -> tuple[Entry, ...]:
+def corpus() -> tuple[Entry, ...]:
+    """The bundled cases in their own order, and the extra ones."""
     entries = collect()
     if EXTRA.is_dir() and any(EXTRA.rglob("*.json")):
         known = {e.id for e in entries}
         entries += [e for e in collect(EXTRA) if e.id not in known]
+    return tuple(entries)
+
+
+@cache
+def suite() -> tuple[Entry, ...]:
+    """The corpus, hand-audited cases first."""
     folder = lambda e: e.case.path.parent.name if e.case is not None and e.case.path is not None else ""
-    return tuple(sorted(entries, key=lambda e: _ORDER.get(folder(e), 9)))
+    return tuple(sorted(corpus(), key=lambda e: _ORDER.get(folder(e), 9)))
+
+
+@cache
+def first_kill(name: str) -> tuple[str, str, str | None]:
+    """(case id, outcome, class) of the first case of the corpus, in its own order, that the
+    mutant does not pass (tests/test_explore.py explores that case's ruleset)."""
+    report = Runner(lambda: InProcessSession(MUTANTS[name])).run(corpus(), first_failure=True)
+    last = report.results[-1]
+    return last.id, last.outcome, last.cls
 
 
 def diverged(result: CaseResult) -> bool:

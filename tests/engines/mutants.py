@@ -41,6 +41,19 @@ from escoba.rules.compile import Category, Rules
 MUTANTS: dict[str, type[ReferenceEngine]] = {}
 DESCRIPTIONS: dict[str, str] = {}
 
+# Mutants added for the suite's blind spots (issue 11) that escoba explore and identify were
+# not built to find, so their tests leave them out (tests/test_explore.py,
+# tests/test_identify.py): explore's probes never send a take naming a card twice or an
+# unknown code, and never ask for the state after a refusal or the legal moves after the
+# hand; identify's table of what each mutant plays has no rows for the mutants after it.
+BEYOND_EXPLORE = frozenset({"duplicate-take-accepted", "legal-after-hand-over", "refusal-removes-card", "unknown-take-code-ignored"})
+BEYOND_IDENTIFY = BEYOND_EXPLORE | {
+    "compulsory-as-wrong-sum", "dealer-dealt-last", "hand-over-as-not-in-hand", "last-capturer-starts-as-dealer",
+    "malformed-as-bad-request", "match-end-first-two-sides", "match-tie-any-two-equal", "next-dealer-always-right",
+    "not-in-hand-as-malformed", "opening-take-not-a-capture", "sum-checked-before-table", "thirty-splits-everywhere",
+    "wrong-sum-accepted",
+}  # fmt: skip
+
 
 def mutant(name: str, description: str) -> Callable[[type[ReferenceEngine]], type[ReferenceEngine]]:
     def register(cls: type[ReferenceEngine]) -> type[ReferenceEngine]:
@@ -382,6 +395,13 @@ def hand_mutant(name: str, description: str) -> Callable[[type[Hand]], type[Hand
         return hand
 
     return register
+
+
+@hand_mutant("dealer-dealt-last", "each round is dealt from the leader in the direction of play, but the dealer is always dealt last (where the dealer's left leads, the dealer's packet comes second)")
+class DealerDealtLast(Hand):
+    def _start(self) -> None:
+        self._seats = [s for s in self._seats if s != self.dealer] + [self.dealer]
+        super()._start()
 
 
 @hand_mutant("leftovers-to-next-player", "the leftovers go to the seat after the last capturer")
