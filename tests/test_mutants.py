@@ -48,15 +48,6 @@ def suite() -> tuple[Entry, ...]:
     return tuple(sorted(corpus(), key=lambda e: _ORDER.get(folder(e), 9)))
 
 
-@cache
-def first_kill(name: str) -> tuple[str, str, str | None]:
-    """(case id, outcome, class) of the first case of the corpus, in its own order, that the
-    mutant does not pass (tests/test_explore.py explores that case's ruleset)."""
-    report = Runner(lambda: InProcessSession(MUTANTS[name])).run(corpus(), first_failure=True)
-    last = report.results[-1]
-    return last.id, last.outcome, last.cls
-
-
 def diverged(result: CaseResult) -> bool:
     """A kill: the mutant answered every request and its events differ from the case's."""
     return result.outcome == "fail" and result.cls not in (None, "protocol")
