@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
 import pytest
 
 import escoba
 from escoba import simulate as sim
 from escoba.cli import main as cli
-from escoba.engine.bots import random_bot
-from escoba.engine.hand import Hand
+from escoba.engine.bots import BOTS
+from escoba.engine.hand import Hand, shuffled_decks
 from escoba.errors import EscobaError
-from escoba.simulate import Accumulator, Estimate, derive_seed, simulate, simulate_matches
+from escoba.simulate import Accumulator, Estimate, derive_seed, hand_seed, match_seed, simulate, simulate_matches
 
 
 @pytest.fixture(autouse=True)
@@ -54,17 +55,20 @@ def test_chunk_size_does_not_change_the_numbers(monkeypatch):
     assert simulate("sv", 120, 3, seed=1).to_json() == whole
 
 
-def test_hand_i_is_played_from_its_documented_seeds():
-    """The documented contract: deal seed, seat seeds and dealer i mod players reproduce the stats."""
+@pytest.mark.parametrize("bots", [("random",), ("greedy", "random")])
+def test_hand_i_is_played_from_its_documented_seeds(bots):
+    """The documented contract (seeds v2): one generator per hand seeded with hand_seed(seed, i),
+    the deck shuffled from it first, then every seat's bot drawing from it; seat i mod players deals."""
     rules = escoba.load_ruleset("fr")
     points = [0, 0]
     for i in range(40):
-        hand = Hand(rules, 2, i % 2, seed=derive_seed(3, "hand", i, "deal"), record=False)
-        bots = [random_bot(derive_seed(3, "hand", i, "seat", s)) for s in range(2)]
+        rng = random.Random(hand_seed(3, i))
+        hand = Hand(rules, 2, i % 2, shuffled_decks(rules, rng), record=False)
+        seats = [BOTS[bots[s % len(bots)]](rng) for s in range(2)]
         while not hand.is_over:
-            hand.apply(bots[hand.to_play](hand))
+            hand.apply(seats[hand.to_play](hand))
         points = [p + q for p, q in zip(points, hand.points)]
-    stats = simulate(rules, 40, 2, seed=3)
+    stats = simulate(rules, 40, 2, seed=3, bots=bots)
     assert [e.mean for e in stats.total] == [p / 40 for p in points]
 
 
@@ -74,6 +78,15 @@ def test_derive_seed_is_stable():
     assert derive_seed(0, "hand", 0, "deal") == 0x6DD9014A6C4B7DBC
     assert derive_seed(12345, "match", 7, "seat", 3) == 5146938229985727874
     assert len({derive_seed(s, "hand", i, "deal") for s in range(5) for i in range(50)}) == 250
+
+
+def test_hand_seed_is_the_index_above_the_run_hash():
+    """hand_seed(seed, i) is i in the bits above 64 and derive_seed(seed, "hand") below: distinct per (seed, i)."""
+    assert hand_seed(0, 0) == derive_seed(0, "hand")
+    assert hand_seed(7, 5) == 5 * 2**64 + derive_seed(7, "hand")
+    assert match_seed(7, 5) == 5 * 2**64 + derive_seed(7, "match")
+    assert len({hand_seed(s, i) for s in range(5) for i in range(50)}) == 250
+    assert sim.SEED_VERSION == 2
 
 
 # ------------------------------------------------------------------------- arithmetic

@@ -5,10 +5,12 @@
     >>> stats.points["primera"][0]          # Estimate(mean, half_width): points per hand, side 0
     >>> stats.to_json()
 
-Reproducibility is the contract. Hand `i` depends on `(seed, i)` and nothing else:
+Reproducibility is the contract (seeds version 2, `SEED_VERSION`). Hand `i` depends on
+`(seed, i)` and nothing else:
 
-- its deck orders come from `derive_seed(seed, "hand", i, "deal")`;
-- seat `s` plays the bot `bots[s % len(bots)]` seeded with `derive_seed(seed, "hand", i, "seat", s)`;
+- it has one generator, `random.Random(hand_seed(seed, i))`;
+- its deck orders are shuffled from that generator first (`shuffled_decks`), redeals included;
+- then every seat's bot draws from the same generator, in the order the seats play;
 - seat `i % players` deals, so every seat deals equally often and no side is favoured by the deal.
 
 So the same seed gives the same numbers on any machine, and `jobs=J` gives exactly the numbers of
@@ -17,25 +19,32 @@ sums, and the sums are merged in chunk order (integers, so merging is exact). Tw
 the same deck simulated with the same seed see the same shuffles, which makes their difference
 less noisy.
 
+When every seat is the random bot and the ruleset is one the fused path implements
+(`escoba.engine.fused`), the hands are played by that path, which plays exactly the hands
+`Hand` would (tests/test_fused.py); otherwise by `Hand` and the bots.
+
 Memory is constant in the number of hands: only counts, sums and sums of squares are kept.
-Matches work the same way with `simulate_matches` (match `j` from `derive_seed(seed, "match", j, …)`).
+Matches work the same way with `simulate_matches` (match `j` from `match_seed(seed, j)`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from escoba.engine.bots import bot_maker
-from escoba.engine.hand import Hand
+from escoba.engine.fused import Fused, fused
+from escoba.engine.hand import Hand, shuffled_decks
 from escoba.engine.match import Match
 from escoba.errors import EscobaError
 from escoba.rules.compile import Rules, compile_rules
 
 __all__ = [
+    "SEED_VERSION",
     "Z95",
     "Accumulator",
     "Estimate",
@@ -43,6 +52,8 @@ __all__ = [
     "MatchStats",
     "Stats",
     "derive_seed",
+    "hand_seed",
+    "match_seed",
     "simulate",
     "simulate_matches",
 ]
@@ -53,6 +64,9 @@ CHUNK = 1000  # hands per unit of work: small enough for a smooth progress bar, 
 Progress = Callable[[int, int], None]  # (done, total), called in the calling process
 
 
+SEED_VERSION = 2  # 1: three generators per hand (deal, and one per seat); 2: one per hand (docs/simulate.md)
+
+
 def derive_seed(seed: int, *path: int | str) -> int:
     """A 64-bit seed from a seed and a path such as `("hand", 12, "deal")`.
 
@@ -61,6 +75,18 @@ def derive_seed(seed: int, *path: int | str) -> int:
     """
     text = ":".join(str(p) for p in (int(seed), *path)).encode()
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+
+
+def hand_seed(seed: int, i: int, kind: str = "hand") -> int:
+    """The seed of hand `i`'s generator: `derive_seed(seed, kind)` in the low 64 bits and `i`
+    above them. Distinct for every (seed, i), and one hash per run instead of one per hand:
+    seeding a generator is already a third of what a simulated hand costs."""
+    return int(i) << 64 | derive_seed(seed, kind)
+
+
+def match_seed(seed: int, j: int) -> int:
+    """The seed of match `j`'s generator (its deals and its bots)."""
+    return hand_seed(seed, j, "match")
 
 
 # ---------------------------------------------------------------------------------- estimates
@@ -129,33 +155,38 @@ class Accumulator:
 
     def add(self, hand: Hand, opening: tuple[int, int, int, int]) -> None:
         """Count one finished hand; `opening` is (taken, escobas, set aside, redeals) at the deal."""
-        sides = self.sides
+        assert hand.scores is not None and hand.points is not None
+        self.add_points([p for score in hand.scores for p in score.points], hand.points, hand.escobas, opening)
+
+    def add_points(
+        self, category_points: Sequence[int], points: Sequence[int], escobas: Sequence[int], opening: Sequence[int]
+    ) -> None:
+        """Count one finished hand given as numbers: points per category and side (category
+        major, as `points` is kept), the hand's points and escobas per side, and the opening."""
         self.hands += 1
-        points, points_sq = self.points, self.points_sq
-        base = 0
-        for score in hand.scores:  # type: ignore[union-attr]
-            for s, p in enumerate(score.points):
-                points[base + s] += p
-                points_sq[base + s] += p * p
-            base += sides
-        for s, p in enumerate(hand.points):  # type: ignore[arg-type]
-            self.total[s] += p
-            self.total_sq[s] += p * p
-        for s, e in enumerate(hand.escobas):
+        cells, cells_sq = self.points, self.points_sq
+        for k, p in enumerate(category_points):
+            if p:
+                cells[k] += p
+                cells_sq[k] += p * p
+        total, total_sq = self.total, self.total_sq
+        for s, p in enumerate(points):
+            total[s] += p
+            total_sq[s] += p * p
+        for s, e in enumerate(escobas):
             self.escobas[s] += e
             self.escobas_sq[s] += e * e
-        e = sum(hand.escobas)
+        e = sum(escobas)
         self.escobas_hand += e
         self.escobas_hand_sq += e * e
-        best = max(hand.points)  # type: ignore[arg-type]
-        leaders = [s for s, p in enumerate(hand.points) if p == best]  # type: ignore[arg-type]
-        if len(leaders) == 1:
-            self.wins[leaders[0]] += 1
+        best = max(points)
+        if points.count(best) == 1:
+            self.wins[points.index(best)] += 1
         else:
             self.tied += 1
-        taken, escobas, aside, redeals = opening
+        taken, escobas_won, aside, redeals = opening
         self.opening_taken += taken
-        self.opening_escobas += escobas
+        self.opening_escobas += escobas_won
         self.opening_set_aside += aside
         self.redeals += redeals
 
@@ -231,6 +262,7 @@ class Stats:
         """Plain JSON-ready data (the `escoba simulate --format json` document)."""
         return {
             "kind": "hands",
+            "seed_version": SEED_VERSION,
             "ruleset": self.ruleset,
             "players": self.players,
             "sides": [list(s) for s in self.side_seats],
@@ -345,6 +377,7 @@ class MatchStats:
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": "matches",
+            "seed_version": SEED_VERSION,
             "ruleset": self.ruleset,
             "players": self.players,
             "sides": [list(s) for s in self.side_seats],
@@ -482,15 +515,38 @@ def _worker_chunk(start: int, stop: int):
 def _play_range(rules: Rules, job: Job, start: int, stop: int):
     _, kind, players, seed, bots, target = job
     makers = seat_makers(bots, players)
+    kernel = fast_path(rules, bots)
     if kind == "hands":
         acc = Accumulator(tuple(c.id for c in rules.categories), len(rules.sides(players)))
-        for i in range(start, stop):
-            acc.add(*_play_hand(rules, players, seed, i, makers))
+        if kernel is not None:
+            _fused_range(kernel, acc, players, seed, start, stop)
+        else:
+            for i in range(start, stop):
+                acc.add(*_play_hand(rules, players, seed, i, makers))
         return acc
     macc = MatchAccumulator(len(rules.sides(players)))
     for j in range(start, stop):
         macc.add(play_match(rules, players, seed, j, makers, target))
     return macc
+
+
+def fast_path(rules: Rules, bots: Sequence[str]) -> Fused | None:
+    """The fused path for these rules and bots, or None when `Hand` must play: a bot other
+    than `random` at some seat, or a rule the fused path does not implement
+    (`escoba.engine.fused.fallback_reason`)."""
+    if any(bot != "random" for bot in bots):
+        return None
+    return fused(rules)
+
+
+def _fused_range(kernel: Fused, acc: Accumulator, players: int, seed: int, start: int, stop: int) -> None:
+    base = derive_seed(seed, "hand")  # hand_seed(seed, i), with the hash taken once
+    rng = random.Random()
+    play, add = kernel.deal_and_play, acc.add_points
+    for i in range(start, stop):
+        rng.seed(i << 64 | base)
+        out = play(rng, players, i % players)
+        add(out.category_points, out.points, out.escobas, out.opening)
 
 
 def seat_makers(bots: Sequence[str], players: int) -> list:
@@ -500,11 +556,13 @@ def seat_makers(bots: Sequence[str], players: int) -> list:
 
 def deal_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[Hand, tuple[int, int, int, int], list]:
     """Hand `i` of a seeded run, dealt and not yet played: the hand, its opening counts (taken,
-    escobas, set aside, redeals) and the seated bots. `escoba diff` plays the same hands."""
-    hand = Hand(rules, players, i % players, seed=derive_seed(seed, "hand", i, "deal"), record=False)
+    escobas, set aside, redeals) and the seated bots, all drawing from the hand's one generator.
+    `escoba diff` plays the same hands."""
+    rng = random.Random(hand_seed(seed, i))
+    hand = Hand(rules, players, i % players, shuffled_decks(rules, rng), record=False)
     # Without events, the opening is read off the state before the first play.
     opening = (int(any(hand.piles)), sum(hand.escobas), int(bool(hand.set_aside)), len(hand.deck_orders) - 1)
-    seats = [make(derive_seed(seed, "hand", i, "seat", s)) for s, make in enumerate(makers)]
+    seats = [make(rng) for make in makers]
     return hand, opening, seats
 
 
@@ -517,10 +575,9 @@ def _play_hand(rules: Rules, players: int, seed: int, i: int, makers) -> tuple[H
 
 def play_match(rules: Rules, players: int, seed: int, j: int, makers, target: int) -> Match:
     """Match `j` of a seeded run, played to its end (`escoba diff` plays the same matches)."""
-    match = Match(
-        rules, players, dealer=j % players, target=target, seed=derive_seed(seed, "match", j, "deal"), record=False
-    )
-    seats = [make(derive_seed(seed, "match", j, "seat", s)) for s, make in enumerate(makers)]
+    rng = random.Random(match_seed(seed, j))
+    match = Match(rules, players, dealer=j % players, target=target, decks=shuffled_decks(rules, rng), record=False)
+    seats = [make(rng) for make in makers]
     while not match.is_over:
         hand = match.new_hand()
         while hand.to_play is not None:

@@ -8,7 +8,9 @@ with a category of its own is played as well as a regional ruleset.
 
 Bots are named by a spec: `random`, `greedy`, `search:PLAYOUTS` (`search:200`) or
 `search:SECONDSs` (`search:0.5s`, a time budget: not reproducible). `bot_maker(spec)` gives the
-constructor `seed -> bot` that `escoba simulate` and `escoba diff` call once per hand and seat.
+constructor `seed -> bot` that `escoba simulate` and `escoba diff` call once per hand and seat;
+the seed is an int, None for a fresh one, or a `random.Random` to draw from (`escoba.simulate`
+hands every seat of a hand the hand's own generator: docs/simulate.md, seeds).
 """
 
 from __future__ import annotations
@@ -24,13 +26,21 @@ from escoba.engine.worth import Worth, worth_of
 from escoba.errors import EscobaError
 
 Bot = Callable[[Hand], Move]
-BotMaker = Callable[[int | None], Bot]
+Seed = int | random.Random | None
+BotMaker = Callable[[Seed], Bot]
+
+
+def generator(seed: Seed) -> random.Random:
+    """The generator a bot draws from: the one given, or a new one seeded with `seed`."""
+    return seed if isinstance(seed, random.Random) else random.Random(seed)
 
 PLACE_COST = 0.25  # share of a placed card's worth counted as lost: a card on the table can be taken later
 
 
-def random_bot(seed: int | None = None) -> Bot:
-    rng = random.Random(seed)
+def random_bot(seed: Seed = None) -> Bot:
+    """Plays `moves[rng.randrange(len(moves))]` of the sorted legal moves (the fused simulation
+    path, `escoba.engine.fused`, plays exactly this)."""
+    rng = generator(seed)
 
     def play(hand: Hand) -> Move:
         moves = hand.legal_moves()
@@ -39,13 +49,13 @@ def random_bot(seed: int | None = None) -> Bot:
     return play
 
 
-def greedy_bot(seed: int | None = None) -> Bot:
+def greedy_bot(seed: Seed = None) -> Bot:
     """One ply deep, by the ruleset's own scoring: each move is worth what it captures (each
     card's and an escoba's worth under the ruleset's categories, `escoba.engine.worth`) less
     what the next player can be expected to capture from the table it leaves, given the cards
     that player may hold (the seat's unseen cards, or the hand itself when hands are open).
     Ties break at random."""
-    rng = random.Random(seed)
+    rng = generator(seed)
 
     def choose(hand: Hand, seat: int) -> Move:
         judge = Judge(hand.view(seat), worth_of(hand.rules, hand.sides))
@@ -202,7 +212,7 @@ def bot_maker(spec: str, where: str = "") -> BotMaker:
         playouts, seconds = search_bot_spec(spec, where)
         from escoba.engine.search import search_bot
 
-        def make(seed: int | None) -> Bot:
+        def make(seed: Seed) -> Bot:
             return search_bot(seed, playouts=playouts, seconds=seconds)
 
         return make

@@ -45,6 +45,32 @@ def shuffled_decks(rules: Rules, rng: random.Random) -> Iterator[list[int]]:
         yield list(cards)
 
 
+def opening_of(rules: Rules, table: Sequence[int]) -> tuple[str, int, int] | None:
+    """What the opening-table rule does to this table: None when it does not fire, else
+    (action, groups, escobas for the dealer's side). A function of the cards' values and joker
+    marks alone: the fused simulation path (`escoba.engine.fused`) remembers it by those."""
+    finder = rules.finder
+    if rules.opening_action == "none" or not table:
+        return None
+    if rules.opening_trigger == "total":  # the sum decides: a 30 that does not split is two groups too
+        groups = finder.total_groups(table, rules.opening_max_groups)
+    else:
+        groups = finder.split_groups(table, rules.opening_max_groups)
+    if rules.opening_trigger == "any_combination":
+        triggered = groups > 0 or finder.any_combination(table)
+        groups = max(groups, 1)
+    else:
+        triggered = groups > 0
+    if not triggered:
+        return None
+    escobas = 0
+    if rules.opening_action == "dealer_takes":
+        escobas = {"none": 0, "one": 1, "per_group": groups}[rules.opening_escobas]
+        if escobas and not rules.joker_escobas_score and any(rules.deck.is_joker(c) for c in table):
+            escobas = 0
+    return rules.opening_action, groups, escobas
+
+
 class Hand:
     """The state of one hand. Create with `Hand(rules, players, dealer, decks)`."""
 
@@ -65,12 +91,8 @@ class Hand:
         self.rules = rules
         self.players = players
         self.dealer = dealer
-        sides = rules.sides(players)
-        self.sides = len(sides)
-        self.side_of = [0] * players
-        for side, seats in enumerate(sides):
-            for seat in seats:
-                self.side_of[seat] = side
+        self.sides = len(rules.sides(players))
+        self.side_of = rules.side_of(players)
         self.leader = leader(rules, players, dealer)
         self._seats = dealing_order(rules, players, dealer)
         self.events: list[dict] | None = [] if record else None
@@ -142,33 +164,18 @@ class Hand:
 
     def _opening(self) -> bool:
         """Apply the opening-table rule; False when the hand must be dealt again."""
-        rules, finder, table = self.rules, self.rules.finder, self.table
-        if rules.opening_action == "none" or not table:
+        found = opening_of(self.rules, self.table)
+        if found is None:
             return True
-        if rules.opening_trigger == "total":  # the sum decides: a 30 that does not split is two groups too
-            groups = finder.total_groups(table, rules.opening_max_groups)
-        else:
-            groups = finder.split_groups(table, rules.opening_max_groups)
-        if rules.opening_trigger == "any_combination":
-            triggered = groups > 0 or finder.any_combination(table)
-            groups = max(groups, 1)
-        else:
-            triggered = groups > 0
-        if not triggered:
-            return True
-        cards = list(table)
-        action = rules.opening_action
+        action, groups, escobas = found
+        cards = list(self.table)
         if action == "redeal":
             self._emit({"event": "opening", "action": "redeal", "seat": self.dealer, "cards": self._codes(cards)})
             return False
-        escobas = 0
         if action == "dealer_takes":
             side = self.side_of[self.dealer]
             self.piles[side].extend(cards)
             self.last_capturer = self.dealer
-            escobas = {"none": 0, "one": 1, "per_group": groups}[rules.opening_escobas]
-            if escobas and not rules.joker_escobas_score and any(rules.deck.is_joker(c) for c in cards):
-                escobas = 0
             self.escobas[side] += escobas
         else:  # set_aside
             self.set_aside.extend(cards)
@@ -459,12 +466,8 @@ class Hand:
         and `View.determinize` build. Raises `DeckError` unless every card is somewhere once."""
         self = cls.__new__(cls)
         self.rules, self.players, self.dealer = rules, players, dealer
-        sides = rules.sides(players)
-        self.sides = len(sides)
-        self.side_of = [0] * players
-        for side, seats in enumerate(sides):
-            for seat in seats:
-                self.side_of[seat] = side
+        self.sides = len(rules.sides(players))
+        self.side_of = rules.side_of(players)
         self.leader = leader(rules, players, dealer)
         self._seats = dealing_order(rules, players, dealer)
         self.events = [] if record else None

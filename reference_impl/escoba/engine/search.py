@@ -47,12 +47,12 @@ class Node:
 
 
 def search_bot(
-    seed: int | None = None, *, playouts: int | None = 200, seconds: float | None = None, playout: str = "greedy"
+    seed: int | random.Random | None = None, *, playouts: int | None = 200, seconds: float | None = None, playout: str = "greedy"
 ) -> Callable[[Hand], Move]:
     """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move."""
     if playouts is None and seconds is None:
         raise ValueError("a search needs a budget: playouts or seconds")
-    rng = random.Random(seed)
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     return thinking(lambda hand, seat: search(hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout))
 
 

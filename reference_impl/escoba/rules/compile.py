@@ -33,6 +33,7 @@ class Category:
     # needed (and then required) when `needs_history`.
     measure: Callable[..., Any] | None
     measure_text: str | None
+    measure_on_mask: Callable[[int, int], Any] | None  # the same measure of a pile given as a bitmask
     ties: str = "nobody"  # most: nobody | all
     more_than: float | None = None  # threshold
     card: int | None = None  # holder
@@ -89,6 +90,14 @@ class Rules:
     def sides(self, players: int) -> tuple[tuple[int, ...], ...]:
         """The scoring units at this table: partnerships if the ruleset has them, else seats."""
         return self.partnerships.get(players) or tuple((seat,) for seat in range(players))
+
+    def side_of(self, players: int) -> list[int]:
+        """The side of each seat at this table."""
+        side_of = [0] * players
+        for side, seats in enumerate(self.sides(players)):
+            for seat in seats:
+                side_of[seat] = side
+        return side_of
 
 
 _from_documents: dict[str, Rules] = {}
@@ -177,7 +186,6 @@ def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
     policy = award["policy"]
     measure_text = doc.get("measure")
     compiled = compile_expression(str(measure_text), env) if measure_text is not None else None
-    measure = compiled.fn if compiled is not None else None
     more_than = None
     if policy == "threshold":
         bound = award["more_than"]
@@ -191,8 +199,9 @@ def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
         title=doc.get("title", doc["id"]),
         policy=policy,
         points=int(doc.get("points", 1)),
-        measure=measure,
+        measure=compiled.fn if compiled is not None else None,
         measure_text=measure_text,
+        measure_on_mask=compiled.on_mask if compiled is not None else None,
         ties=award.get("ties", "nobody"),
         more_than=more_than,
         card=card,
