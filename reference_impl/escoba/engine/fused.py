@@ -536,8 +536,8 @@ def playout(hand: Hand, rng: random.Random) -> list[int]:
     outcome = kernel.playout(hand, rng) if kernel is not None else None
     if outcome is not None:
         return outcome.points
-    other = Hand.from_json(hand.rules, hand.to_json(), record=False)
-    other._stock, other._next = list(hand._stock), hand._next
+    other = hand.clone()
+    other.events = None
     while other.to_play is not None:
         moves = other.legal_moves()
         other.apply(moves[rng.randrange(len(moves))])
