@@ -9,19 +9,25 @@ from pathlib import Path
 
 import pytest
 
-import escoba
 from escoba import baseline
 from escoba.cli import bench
 from escoba.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
+YARDSTICK = "import sys\nprint(sum(range(int(sys.argv[1]))))\n"  # a stand-in loop: takes N, exits 0
 
 
 @pytest.fixture(autouse=True)
-def _small(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The other subcommands are other people's modules; few capture tables keep the test quick.
+def _only_bench(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The other subcommands are other people's modules.
     monkeypatch.setattr(cli, "COMMANDS", ("bench",))
-    monkeypatch.setattr(bench, "CAPTURE_TABLES", 20)
+
+
+@pytest.fixture
+def yardstick(tmp_path: Path) -> str:
+    path = tmp_path / "loop.py"
+    path.write_text(YARDSTICK)
+    return str(path)
 
 
 def run(capsys, *argv):
@@ -31,41 +37,82 @@ def run(capsys, *argv):
     return code, out, err
 
 
-def test_json_has_every_field(capsys):
-    """JSON: baseline, one row per ruleset and allowed player count with its ratio, capture sizes."""
-    code, out, _ = run(capsys, "base", "de", "--hands", "3", "--format", "json")
+def test_json_has_every_field(capsys, yardstick):
+    """JSON: the yardstick, the headline rows (whole process, in process, playouts), a row per
+    ruleset and allowed player count with min/median/max, its ratios and its path."""
+    code, out, _ = run(capsys, "base", "de", "--hands", "20", "--repeat", "2", "--yardstick", yardstick, "--format", "json")
     assert code == 0
     data = json.loads(out)
-    assert {"hands", "seed", "python", "machine", "baseline", "rulesets", "capture"} <= set(data)
-    assert data["baseline"]["hands_per_second"] > 0 and {"before", "after"} <= set(data["baseline"])
+    assert {"hands", "repeat", "seed", "unit", "python", "machine", "yardstick", "headline", "rulesets"} <= set(data)
+    assert data["yardstick"] == {"path": yardstick, "rules": "sv", "players": 2}
+    assert [row["what"] for row in data["headline"]] == [
+        "the yardstick, whole process", "escoba simulate sv, whole process", "simulate(), in process",
+        "playouts from a dealt hand",
+    ]  # fmt: skip
+    for row in data["headline"] + data["rulesets"]:
+        assert len(row["runs"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["min"] > 0
+    assert data["headline"][0]["vs_yardstick"] == 1
     assert [(r["ruleset"], r["players"]) for r in data["rulesets"]] == [(i, n) for i in ("base", "de") for n in (2, 3, 4)]
+    head = data["headline"][2]["median"]
     for row in data["rulesets"]:
-        assert row["hands_per_second"] > 0
-        assert row["vs_baseline"] == pytest.approx(row["hands_per_second"] / data["baseline"]["hands_per_second"])
-    assert [t["size"] for t in data["capture"]["tables"]] == [8, 12, 16]
-    assert all(t["cold_us"] > 0 and t["memo_us"] > 0 and t["captures_per_call"] >= 0 for t in data["capture"]["tables"])
+        assert row["path"] == "fused" and row["fallback_reason"] is None
+        assert row["vs_headline"] == pytest.approx(row["median"] / head)
 
 
-def test_text_report(capsys):
-    """Text: the baseline line, a row per player count with hands/s and ×, the capture table."""
-    code, out, _ = run(capsys, "sv", "--hands", "2", "--players", "2")
+def test_text_report(capsys, yardstick):
+    """Text: the yardstick line, the headline table, then a row per ruleset with ratios and path."""
+    code, out, _ = run(capsys, "sv", "--hands", "10", "--repeat", "1", "--players", "2", "--yardstick", yardstick)
     lines = out.splitlines()
     assert code == 0
-    assert lines[0].startswith("escoba bench: 2 hands per row, random play, ")
-    assert lines[2].startswith("hand-written baseline (base rules, 2 players): ")
-    assert lines[4].split() == ["ruleset", "players", "hands/s", "vs", "baseline"]
-    row = lines[5].split()
-    assert row[:2] == ["sv", "2"] and row[3].endswith("×")
-    assert "capture enumeration (sv deck, finder.captures, µs per call):" in out
-    assert [line.split()[0] for line in lines[-3:]] == ["8", "12", "16"]
+    assert lines[0].startswith("escoba bench: hands per CPU-second of random play, 10 hands per run, 1 interleaved rounds")
+    assert lines[1] == f"yardstick: {yardstick}, a plain hand-written loop of the sv rules (2 players)"
+    assert lines[3].split() == ["sv,", "2", "players", "min", "median", "max", "vs", "yardstick"]
+    assert lines[4].startswith("the yardstick, whole process") and lines[4].endswith("1.00×")
+    assert [line[:34].rstrip() for line in lines[5:8]] == [
+        "escoba simulate sv, whole process", "simulate(), in process", "playouts from a dealt hand",
+    ]  # fmt: skip
+    row = next(line for line in lines if line.startswith("sv ")).split()
+    assert row[:2] == ["sv", "2"] and row[-1] == "fused" and row[-2].endswith("×")
+    assert lines[-1] == "every ruleset above runs the fused path"
+
+
+def test_fallback_rulesets_are_listed(capsys, yardstick, monkeypatch):
+    """A ruleset the fused path does not implement is marked Hand, with its reason, in both forms."""
+    monkeypatch.setattr(bench, "_fallback", lambda rules: "the fast path does not implement the rule field 'x'")
+    code, out, _ = run(capsys, "base", "--hands", "5", "--repeat", "1", "--players", "2", "--yardstick", yardstick)
+    assert code == 0
+    assert "played by Hand, not the fused path:\n  base: the fast path does not implement the rule field 'x'" in out
+    assert next(line for line in out.splitlines() if line.startswith("base ")).split()[-1] == "Hand"
+
+
+def test_yardstick_is_found_beside_the_checkout_or_named(monkeypatch, yardstick, tmp_path):
+    """--yardstick wins, then ESCOBA_YARDSTICK, then shared/bench/limit_sim.py above the
+    checkout, else escoba/baseline.py (base rules) run as a module."""
+    monkeypatch.delenv("ESCOBA_YARDSTICK", raising=False)
+    assert bench.find_yardstick(yardstick)["path"] == yardstick
+    monkeypatch.setenv("ESCOBA_YARDSTICK", yardstick)
+    assert bench.find_yardstick()["argv"] == [sys.executable, yardstick]
+    monkeypatch.setenv("ESCOBA_YARDSTICK", str(tmp_path / "missing.py"))
+    with pytest.raises(cli.UsageError, match="ESCOBA_YARDSTICK: no such file"):
+        bench.find_yardstick()
+    monkeypatch.delenv("ESCOBA_YARDSTICK")
+    monkeypatch.setattr(bench, "YARDSTICK_FILE", Path("no") / "such" / "file.py")
+    fallback = bench.find_yardstick()
+    assert fallback["rules"] == "base" and fallback["argv"] == [sys.executable, "-m", "escoba.baseline"]
+    shared = ROOT.parent / "shared" / "bench" / "limit_sim.py"
+    if shared.is_file():  # where the project keeps its yardstick: found without being named
+        monkeypatch.setattr(bench, "YARDSTICK_FILE", Path("shared") / "bench" / "limit_sim.py")
+        assert bench.find_yardstick()["path"] == str(shared)
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
         (["base", "--hands", "0"], "escoba bench: --hands must be at least 1, got 0"),
+        (["base", "--repeat", "0"], "escoba bench: --repeat must be at least 1, got 0"),
         (["base", "--players", "1"], "escoba bench: --players must be 2 or more, got 1"),
         (["base", "--players", "6"], "escoba bench: none of these rulesets is played by 6 players"),
+        (["base", "--yardstick", "/no/such/loop.py"], "escoba bench: --yardstick: no such file: /no/such/loop.py"),
     ],
 )
 def test_usage_errors_exit_2(capsys, argv, message):
@@ -79,12 +126,13 @@ def test_unknown_ruleset_fails_before_timing(capsys):
     assert code == 2 and out == "" and "unknown ruleset 'nope'" in err
 
 
-def test_capture_timings_count_real_captures():
-    """The capture figure's 'captures per call' is the mean number of subsets finder.captures returns."""
-    rules = escoba.load_ruleset("base")
-    result = bench.capture_timings(rules, seed=3, sizes=(8,))
-    assert result["ruleset"] == "base" and len(result["tables"]) == 1
-    assert result["tables"][0]["captures_per_call"] > 0
+def test_a_failing_yardstick_is_one_line(capsys, tmp_path):
+    """A yardstick that exits non-zero stops the bench with a one-line error, no traceback."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise SystemExit('no luck')\n")
+    code, out, err = run(capsys, "base", "--hands", "2", "--repeat", "1", "--players", "2", "--yardstick", str(broken))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "failed (1): no luck" in err
 
 
 def test_baseline_plays_whole_hands():
@@ -96,6 +144,13 @@ def test_baseline_plays_whole_hands():
         points = baseline.play_hand(rng)
         assert len(points) == 2 and sum(points) >= 1  # the velo always scores; the rest may tie
     assert baseline.hands_per_second(5) > 0
+
+
+def test_baseline_runs_as_a_module():
+    """python -m escoba.baseline N plays N hands and prints its rate (how bench times it whole)."""
+    result = subprocess.run([sys.executable, "-m", "escoba.baseline", "7"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("7 hands: ") and result.stdout.rstrip().endswith(" hands/s")
 
 
 def test_benchmark_script_is_a_thin_wrapper():

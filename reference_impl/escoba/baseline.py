@@ -105,3 +105,8 @@ def hands_per_second(hands: int, seed: int = 1) -> float:
     return hands / (time.perf_counter() - start)
 
 
+if __name__ == "__main__":  # python -m escoba.baseline N: `escoba bench` times it as a whole process
+    import sys
+
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+    print(f"{count} hands: {hands_per_second(count):,.0f} hands/s")

@@ -1,165 +1,268 @@
-"""`escoba bench`: random-play hands per second per ruleset, beside the hand-written baseline."""
+"""`escoba bench`: hands per CPU-second of `simulate`, beside a plain hand-written loop."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
-import random
+import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from escoba.cli.main import UsageError, add_format_argument
 
-HELP = "measure random-play hands per second per ruleset against the hand-written baseline loop"
+HELP = "hands per CPU-second of simulate, whole process and in process, beside a plain hand-written loop"
 DESCRIPTION = """\
-Plays N hands of random play for each ruleset and player count (2, 3 and 4 where
-the ruleset allows them) through the public engine API (Hand, legal_moves, apply,
-record=False), and in the same run the hand-written loop of the base rules
-(escoba.baseline: two players, no generality at all). 'vs baseline' is
-interpreter hands/s ÷ baseline hands/s: the project's goal is 1.00× or more for
-base with 2 players, the one row that plays the same game as the baseline.
+Measures random play as `escoba simulate` runs it, in hands per CPU-second (user +
+system time, so that other work on the machine does not count against it), beside a
+yardstick: a plain hand-written Python loop of one ruleset.
 
-Then capture enumeration on large random tables of the first ruleset's deck:
-microseconds per finder.captures(card, table) call, cold (a table never seen) and
-memoised (the same table asked again, as every card of a hand does; the finder keeps
-the last table's subsets).
+The yardstick is ../shared/bench/limit_sim.py (a plain loop of the sv rules, 2 players)
+when it is found beside the checkout (in the folder above it, or above that), or the file
+given with --yardstick or the ESCOBA_YARDSTICK environment variable; otherwise the loop
+in escoba/baseline.py (base rules, 2 players). Its ruleset is the headline:
 
-Figures depend on the machine and its load; compare rows of one run, not runs."""
+  the yardstick, whole process     python YARDSTICK N
+  escoba simulate, whole process   python -m escoba simulate RULESET --hands N
+  simulate(), in process           the library call, its memos cleared first
+  playouts from a dealt hand       escoba.engine.fused.playout, N dealt hands
+
+then simulate() in process for every ruleset and player count asked for, each with
+its ratio to the headline row and to the yardstick, and whether it runs the fused path
+or falls back to Hand (and why). All rows run once per round, --repeat rounds
+interleaved, and each is reported as min / median / max over the rounds; ratios are
+of medians. Figures depend on the machine: compare rows of one run, not runs."""
 EPILOG = """\
 examples:
-  escoba bench base                          base at 2, 3 and 4 players, baseline, captures
-  escoba bench                               every bundled ruleset (takes a while)
-  escoba bench base da de --hands 5000 --players 2
-  escoba bench base --format json            for a CI job that keeps the figures
-  python -m cProfile -s tottime -m escoba bench base --hands 3000   where the time goes"""
+  escoba bench sv                                 sv at 2, 3 and 4 players, beside the yardstick
+  escoba bench                                    every bundled ruleset (takes a few minutes)
+  escoba bench sv da --hands 20000 --repeat 5 --players 2
+  escoba bench sv --yardstick ~/limit_sim.py      another plain loop (run as: python FILE N)
+  escoba bench sv --format json                   for a CI job that keeps the figures
+  python benchmarks/speed.py                      every speed goal of the project, checked"""
 
-DEFAULT_HANDS = 1000
-TABLE_SIZES = (8, 12, 16)
-CAPTURE_TABLES = 2000  # distinct tables per size for the cold figure
+DEFAULT_HANDS = 5000
+DEFAULT_REPEAT = 3
+YARDSTICK_FILE = Path("shared") / "bench" / "limit_sim.py"
+YARDSTICK_RULES = "sv"  # what limit_sim.py plays (its README): sv scoring, 2 players, random play
+BASELINE_RULES = "base"  # what escoba/baseline.py plays
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rulesets", nargs="*", metavar="FILE-OR-ID", help="rulesets to time (default: every bundled one)")
-    parser.add_argument("--hands", type=int, default=DEFAULT_HANDS, metavar="N", help=f"hands per row (default {DEFAULT_HANDS})")
+    parser.add_argument("--hands", type=int, default=DEFAULT_HANDS, metavar="N", help=f"hands per run (default {DEFAULT_HANDS})")
     parser.add_argument(
         "--players", type=int, action="append", metavar="N", help="only this player count (repeatable; default 2, 3 and 4)"
     )
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the deals and the bots (default 1)")
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="R", help=f"interleaved rounds (default {DEFAULT_REPEAT})")
+    parser.add_argument("--yardstick", metavar="FILE", help="the plain loop to compare with (default: see above)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the simulations (default 1)")
     add_format_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     import escoba
-    from escoba import baseline
     from escoba.rules import bundled_ids
 
     if args.hands < 1:
         raise UsageError(f"--hands must be at least 1, got {args.hands}")
+    if args.repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     for n in args.players or ():
         if n < 2:
             raise UsageError(f"--players must be 2 or more, got {n}")
+    yardstick = find_yardstick(args.yardstick)
     names = list(args.rulesets) or bundled_ids()
     loaded = [escoba.load_ruleset(name) for name in names]  # every bad name fails before any timing
     counts = args.players or [2, 3, 4]
-
-    report: dict[str, Any] = {
-        "hands": args.hands,
-        "seed": args.seed,
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "machine": f"{platform.system()} {platform.machine()}",
-    }
-    jobs = [(rules, n) for rules in loaded for n in counts if n in rules.player_counts]
-    if not jobs:
+    rows = [(rules, n) for rules in loaded for n in counts if n in rules.player_counts]
+    if not rows:
         raise UsageError(f"none of these rulesets is played by {' or '.join(map(str, counts))} players")
-    live = sys.stderr.isatty()
-    # The baseline runs before and after the rows and counts as one: on a machine whose load
-    # changes during the run, bracketing keeps the ratio from favouring either side.
-    before = baseline.hands_per_second(args.hands, seed=args.seed)
-    rows = []
-    for k, (rules, players) in enumerate(jobs, 1):
-        if live:
-            sys.stderr.write(f"\r\033[K{k}/{len(jobs)} {rules.id}, {players} players")
-            sys.stderr.flush()
-        rate = interpreter_hands_per_second(rules, players, args.hands, seed=args.seed)
-        rows.append({"ruleset": rules.id, "players": players, "hands_per_second": rate})
-    after = baseline.hands_per_second(args.hands, seed=args.seed)
-    if live:
-        sys.stderr.write("\r\033[K")
-    base_rate = 2 / (1 / before + 1 / after)  # 2N hands over the time of both runs
-    for row in rows:
-        row["vs_baseline"] = row["hands_per_second"] / base_rate
-    report["baseline"] = {"rules": "base", "players": 2, "hands_per_second": base_rate, "before": before, "after": after}
-    report["rulesets"] = rows
-    report["capture"] = capture = capture_timings(loaded[0], seed=args.seed)
+    report = measure(yardstick, rows, args.hands, args.repeat, args.seed, live=sys.stderr.isatty())
     if args.format == "json":
         print(json.dumps(report, indent=2))
-        return 0
-    out = sys.stdout
-    out.write(
-        f"escoba bench: {args.hands:,} hands per row, random play, "
-        f"{report['implementation']} {report['python']}, {report['machine']}\n\n"
-        f"hand-written baseline (base rules, 2 players): {base_rate:,.0f} hands/s "
-        f"({before:,.0f} before the rows, {after:,.0f} after)\n\n"
-    )
-    out.write(f"{'ruleset':<22} {'players':>7} {'hands/s':>9} {'vs baseline':>12}\n")
-    for row in rows:
-        out.write(f"{row['ruleset']:<22} {row['players']:>7} {row['hands_per_second']:>9,.0f} {row['vs_baseline']:>11.2f}×\n")
-    out.write(f"\ncapture enumeration ({capture['ruleset']} deck, finder.captures, µs per call):\n")
-    out.write(f"{'table':>5} {'cold':>9} {'memoised':>9} {'captures/call':>14}\n")
-    for t in capture["tables"]:
-        out.write(f"{t['size']:>5} {t['cold_us']:>9.1f} {t['memo_us']:>9.2f} {t['captures_per_call']:>14.2f}\n")
+    else:
+        sys.stdout.write(format_report(report))
     return 0
 
 
-def interpreter_hands_per_second(rules: Any, players: int, hands: int, seed: int = 1) -> float:
-    """Random play through the public API, timed like the baseline (one generator, no stats)."""
-    from escoba.engine.bots import random_bot
-    from escoba.engine.hand import Hand
+# --------------------------------------------------------------------------- the yardstick
+def find_yardstick(explicit: str | None = None) -> dict[str, Any]:
+    """The plain loop to compare with: --yardstick, $ESCOBA_YARDSTICK, shared/bench/limit_sim.py
+    in the folder above the checkout or the one above that, else escoba/baseline.py."""
+    given = explicit or os.environ.get("ESCOBA_YARDSTICK")
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            where = "--yardstick" if explicit else "ESCOBA_YARDSTICK"
+            raise UsageError(f"{where}: no such file: {given}")
+        return {"path": str(path), "argv": [sys.executable, str(path)], "rules": YARDSTICK_RULES, "players": 2}
+    import escoba
 
-    rng = random.Random(seed)
-    bot = random_bot(seed)
-    start = time.perf_counter()
+    checkout = Path(escoba.__file__).resolve().parents[2]  # reference_impl/escoba/__init__.py -> the checkout
+    for folder in (checkout.parent, checkout.parent.parent):
+        candidate = folder / YARDSTICK_FILE
+        if candidate.is_file():
+            return {"path": str(candidate), "argv": [sys.executable, str(candidate)], "rules": YARDSTICK_RULES, "players": 2}
+    return {"path": "escoba/baseline.py", "argv": [sys.executable, "-m", "escoba.baseline"], "rules": BASELINE_RULES, "players": 2}
+
+
+# --------------------------------------------------------------------------- measuring
+def process_cpu(argv: Sequence[str]) -> float:
+    """CPU seconds (user + system) of a child process run to its end, start-up included."""
+    before = os.times()
+    result = subprocess.run(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    after = os.times()
+    if result.returncode != 0:
+        from escoba.errors import EscobaError
+
+        last = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        raise EscobaError(f"escoba bench: {' '.join(argv)} failed ({result.returncode}): {last}")
+    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def call_cpu(fn: Callable[[], object]) -> float:
+    """CPU seconds of this process spent in `fn()`."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def simulate_in_process(rules: Any, players: int, hands: int, seed: int) -> float:
+    """Hands per CPU-second of `simulate()`, every memo of the fused path cleared first."""
+    from escoba.engine.fused import clear_memos
+    from escoba.simulate import simulate
+
+    clear_memos()
+    return hands / call_cpu(lambda: simulate(rules, hands, players, seed))
+
+
+def playouts_per_second(rules: Any, players: int, hands: int, seed: int) -> float:
+    """Playouts per CPU-second from freshly dealt hands (the dealing is not timed)."""
+    import random
+
+    from escoba.engine.fused import clear_memos, playout
+    from escoba.engine.hand import Hand, shuffled_decks
+    from escoba.simulate import hand_seed
+
+    dealt = []
     for i in range(hands):
-        hand = Hand(rules, players, i % players, seed=rng.getrandbits(64), record=False)
-        while hand.to_play is not None:
-            hand.apply(bot(hand))
-    return hands / (time.perf_counter() - start)
+        rng = random.Random(hand_seed(seed, i))
+        dealt.append((Hand(rules, players, i % players, shuffled_decks(rules, rng), record=False), rng))
+    clear_memos()
+
+    def play() -> None:
+        for hand, rng in dealt:
+            playout(hand, rng)
+
+    return hands / call_cpu(play)
 
 
-def capture_timings(rules: Any, seed: int = 1, sizes: Sequence[int] = TABLE_SIZES) -> dict[str, Any]:
-    """µs per `finder.captures` call on random tables: first sight of a table, then asked again."""
-    from escoba.engine.capture import CaptureFinder
+def measure(yardstick: dict[str, Any], rows: list[tuple[Any, int]], hands: int, repeat: int, seed: int, live: bool = False) -> dict[str, Any]:
+    """Every figure of the report, `repeat` rounds interleaved."""
+    import escoba
 
-    deck = rules.deck
-    rng = random.Random(seed)
-    tables = []
-    for size in sizes:
-        if size + 1 > len(deck):
-            continue
-        tables.append((size, [rng.sample(list(deck.cards), size + 1) for _ in range(CAPTURE_TABLES)]))
-    results = []
-    for size, samples in tables:
-        # A fresh finder, so that the figures do not depend on what the rules' finder last saw.
-        f = rules.finder
-        finder = CaptureFinder(f.value, f.is_joker, f.target, f.low, f.high)
-        found = 0
-        start = time.perf_counter()
-        for card, *table in samples:
-            found += len(finder.captures(card, table))
-        cold = (time.perf_counter() - start) / len(samples)
-        # Memoised: the same table asked again, as each card of a hand asks about one table.
-        repeat, memo_time, memo_calls = 20, 0.0, 0
-        for card, *table in samples[:200]:
-            finder.captures(card, table)
-            start = time.perf_counter()
-            for _ in range(repeat):
-                finder.captures(card, table)
-            memo_time += time.perf_counter() - start
-            memo_calls += repeat
-        memo = memo_time / memo_calls
-        results.append({"size": size, "cold_us": cold * 1e6, "memo_us": memo * 1e6, "captures_per_call": found / len(samples)})
-    return {"ruleset": rules.id, "calls_per_size": CAPTURE_TABLES, "tables": results}
+    head_rules = escoba.load_ruleset(yardstick["rules"])
+    players = yardstick["players"]
+    simulate_argv = [sys.executable, "-m", "escoba", "simulate", head_rules.id, "--hands", str(hands),
+                     "--players", str(players), "--seed", str(seed), "--format", "json"]  # fmt: skip
+    headline: list[tuple[str, Callable[[], float]]] = [
+        ("the yardstick, whole process", lambda: hands / process_cpu([*yardstick["argv"], str(hands)])),
+        (f"escoba simulate {head_rules.id}, whole process", lambda: hands / process_cpu(simulate_argv)),
+        ("simulate(), in process", lambda: simulate_in_process(head_rules, players, hands, seed)),
+        ("playouts from a dealt hand", lambda: playouts_per_second(head_rules, players, hands, seed)),
+    ]
+    head_runs: list[list[float]] = [[] for _ in headline]
+    row_runs: list[list[float]] = [[] for _ in rows]
+    steps = repeat * (len(headline) + len(rows))
+    done = 0
+    for _ in range(repeat):
+        for k, (what, fn) in enumerate(headline):
+            done += 1
+            _progress(live, f"{done}/{steps} {what}")
+            head_runs[k].append(fn())
+        for k, (rules, n) in enumerate(rows):
+            done += 1
+            _progress(live, f"{done}/{steps} {rules.id}, {n} players")
+            row_runs[k].append(simulate_in_process(rules, n, hands, seed))
+    _progress(live, None)
+    yard = statistics.median(head_runs[0])
+    head_sim = statistics.median(head_runs[2])
+    return {
+        "hands": hands,
+        "repeat": repeat,
+        "seed": seed,
+        "unit": "hands per CPU-second",
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": f"{platform.system()} {platform.machine()}",
+        "yardstick": {"path": yardstick["path"], "rules": head_rules.id, "players": players},
+        "headline": [
+            {"what": what, "runs": runs, **spread(runs), "vs_yardstick": statistics.median(runs) / yard}
+            for (what, _), runs in zip(headline, head_runs)
+        ],
+        "rulesets": [
+            {
+                "ruleset": rules.id,
+                "players": n,
+                "path": "Hand" if _fallback(rules) else "fused",
+                "fallback_reason": _fallback(rules),
+                "runs": runs,
+                **spread(runs),
+                "vs_headline": statistics.median(runs) / head_sim,
+                "vs_yardstick": statistics.median(runs) / yard,
+            }
+            for (rules, n), runs in zip(rows, row_runs)
+        ],
+    }
+
+
+def _fallback(rules: Any) -> str | None:
+    from escoba.engine.fused import fallback_reason
+
+    return fallback_reason(rules)
+
+
+def _progress(live: bool, text: str | None) -> None:
+    if live:
+        sys.stderr.write("\r\033[K" + (text or ""))
+        sys.stderr.flush()
+
+
+# --------------------------------------------------------------------------- text
+def format_report(report: dict[str, Any]) -> str:
+    y = report["yardstick"]
+    out = [
+        f"escoba bench: {report['unit']} of random play, {report['hands']:,} hands per run, "
+        f"{report['repeat']} interleaved rounds (min / median / max), "
+        f"{report['implementation']} {report['python']}, {report['machine']}",
+        f"yardstick: {y['path']}, a plain hand-written loop of the {y['rules']} rules ({y['players']} players)",
+        "",
+        f"{y['rules']}, {y['players']} players".ljust(34) + f"{'min':>9} {'median':>9} {'max':>9} {'vs yardstick':>13}",
+    ]
+    for row in report["headline"]:
+        out.append(f"{row['what']:<34}{row['min']:>9,.0f} {row['median']:>9,.0f} {row['max']:>9,.0f} {row['vs_yardstick']:>12.2f}×")
+    head = f"vs {y['rules']} {y['players']}p"
+    out += ["", "simulate(), in process", f"{'ruleset':<22} {'players':>7} {'min':>9} {'median':>9} {'max':>9} {head:>9} {'vs yardstick':>13}  path"]
+    for row in report["rulesets"]:
+        out.append(
+            f"{row['ruleset']:<22} {row['players']:>7} {row['min']:>9,.0f} {row['median']:>9,.0f} {row['max']:>9,.0f} "
+            f"{row['vs_headline']:>8.2f}× {row['vs_yardstick']:>12.2f}×  {row['path']}"
+        )
+    fallbacks = {row["ruleset"]: row["fallback_reason"] for row in report["rulesets"] if row["fallback_reason"]}
+    out.append("")
+    if fallbacks:
+        out.append("played by Hand, not the fused path:")
+        out += [f"  {rid}: {why}" for rid, why in fallbacks.items()]
+    else:
+        out.append("every ruleset above runs the fused path")
+    return "\n".join(out) + "\n"

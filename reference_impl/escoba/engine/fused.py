@@ -7,21 +7,24 @@ several times faster because it pays once for what `Hand` recomputes at every tu
 
 - **Captures by the table's values.** Which sets of table cards a played card can take
   depends only on the values (and joker marks) of the cards, never on their suits. The
-  reference capture search (`CaptureFinder.captures`) is asked once per multiset of table
-  values, for a card of each value; its answer is kept as positions in the table, which is
-  kept sorted by value. Tables in random play hold few cards, so a few thousand multisets
+  capture search runs once per multiset of table values (the table is kept sorted by value,
+  its multiset as one integer updated as cards come and go) and its answer is kept as
+  positions in the table. Tables in random play hold few cards: a few thousand multisets
   answer nearly every turn, and every ruleset with the same capture search shares them.
-  From those sets the loop counts the legal moves as `Hand.legal_moves` builds them
-  (compulsory capture per card, per hand, or optional), finds the one the random bot draws,
-  and orders a card's captures by the deck order of the cards taken, as `Hand` does.
+  Without jokers the search is `CaptureFinder.sums`'s (subsets grown card by card, pruned
+  past the largest need) over the values; with jokers it is `CaptureFinder.captures` itself.
+- **Legal moves counted, not listed.** From those sets the loop counts each held card's
+  moves as `Hand.legal_moves` lists them (compulsory capture per card or per hand, or
+  optional with the placement first), finds the one the random bot draws, and orders a
+  card's captures by the deck order of the cards taken, as `Hand` does.
 - **The same random draws, inlined.** The random bot plays `moves[rng.randrange(len(moves))]`
   and decks are shuffled by `random.shuffle`; both are re-expressed with `getrandbits`, which
   is exactly what CPython's `randrange` and `shuffle` do. At import the inlined forms are
   checked against the library's; if they ever differ, the library functions are called.
 - **Piles as bitmasks**, scored by the compiled measures' bitmask closures
   (`Category.measure_on_mask`) and the award policies of `escoba.engine.scoring`.
-- **The deal convention as positions**: `escoba.engine.deal` deals an identity order once per
-  table size and dealer, and the positions it gives are read off every shuffled deck.
+- **The deal convention as positions**: the deal plan of an identity order, once per table
+  size and dealer, gives the positions read off every shuffled deck.
 - **The opening table** by `opening_of`, kept by the table's values.
 
 Which rules it runs is explicit: `FIELDS` names every field of `Rules` and `Category` with
@@ -38,6 +41,7 @@ import random
 import weakref
 from bisect import insort
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 from escoba.engine.deal import deal_plan, leader
@@ -153,20 +157,32 @@ class _Table:
         self.table = list(plan.table)
         self.first = [list(h) for h in plan.rounds[0]] if plan.rounds else [[] for _ in range(players)]
         self.first_stop = len(plan.table) + sum(len(h) for h in self.first)
-        # Later rounds by the number of cards left when they are dealt: (seat, offsets from the top).
-        self.rounds: dict[int, list[tuple[int, list[int]]]] = {}
+        # Later rounds by the number of cards left when they are dealt: per seat dealt to, a
+        # slice (start, stop) of the stock from its top when the packet is contiguous, else
+        # the positions one by one (a short round dealt a card at a time).
+        self.rounds: dict[int, list[tuple[int, int, int, list[int] | None]]] = {}
         start = self.first_stop
         for hands in plan.rounds[1:]:
-            self.rounds[size - start] = [(seat, [p - start for p in h]) for seat, h in enumerate(hands) if h]
+            packets: list[tuple[int, int, int, list[int] | None]] = []
+            for seat, h in enumerate(hands):
+                offsets = [p - start for p in h]
+                if offsets and offsets == list(range(offsets[0], offsets[0] + len(offsets))):
+                    packets.append((seat, offsets[0], offsets[0] + len(offsets), None))
+                elif offsets:
+                    packets.append((seat, 0, 0, offsets))
+            self.rounds[size - start] = packets
             start += sum(len(h) for h in hands)
 
 
 class Fused:
     """A ruleset compiled for the fused loop. Get one with `fused(rules)`.
 
-    The table is kept as a sorted list of *codes*, `code = value key << shift | card`, so that
-    it is sorted by value (then deck order) and its value sequence is the multiset of its
-    values: the key of the capture memo. Hands are lists of cards in deck order.
+    Cards on the table are kept as *codes*, `value key << shift | card`, in a sorted list: by
+    value, then deck order. A table is then known, as far as captures go, by the multiset of
+    its values, kept as one integer (`sig`: a count per value key in a field of `width` bits),
+    updated as cards come and go; it is the key of the capture memo, and a capture is a set of
+    positions in the sorted list. Hands are lists of cards in deck order, with the value keys
+    of their cards beside them.
     """
 
     def __init__(self, rules: Rules):
@@ -177,25 +193,38 @@ class Fused:
         finder = rules.finder
         cards = rules.deck.cards
         top = max(finder.value) + 1  # jokers sort after every value
-        self.played = tuple(top if finder.is_joker[c] else finder.value[c] for c in cards)  # a card's value key
+        played = tuple(top if finder.is_joker[c] else finder.value[c] for c in cards)  # a card's value key
+        self.played = played
         self.shift = shift = max(1, len(cards).bit_length())
         self.card_mask = (1 << shift) - 1
-        self.code = tuple(self.played[c] << shift | c for c in cards)
+        self.code = tuple(played[c] << shift | c for c in cards)
+        width = max(played.count(k) for k in played).bit_length()
+        low = min(played)  # the lowest value key in the lowest bits: dict probes spread on them
+        self.unit = [1 << (width * (k - low)) if k >= low else 0 for k in range(top + 1)]  # a card of key k in `sig`
         size = (top + 1) << shift
-        self.code_key = [0] * size  # code -> value key
         self.code_bit = [0] * size  # code -> the card's bit in a pile mask
+        # code -> the card's bit in a mask whose most significant bit is the first card of the
+        # deck: comparing two captures' masks compares them in the deck order of their cards.
+        self.code_rank = [0] * size
         for c in cards:
-            self.code_key[self.code[c]] = self.played[c]
             self.code_bit[self.code[c]] = 1 << c
+            self.code_rank[self.code[c]] = 1 << (len(cards) - 1 - c)
         self.bit = tuple(1 << c for c in cards)
         self.jokers = sum(1 << c for c in cards if finder.is_joker[c])
-        self.representative = {k: next(c for c in cards if self.played[c] == k) for k in set(self.played)}
+        # With every card worth at least 1 and no jokers, no capture of a card is a subset of
+        # another of the same card, so ordering captures by `code_rank` masks is exact.
+        self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1
+        self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
+        self.keys = top + 1
         self.deck = list(cards)
         # Shared by every ruleset with the same capture search (same values, jokers, target).
-        self._captures = _capture_memo((finder.value, finder.is_joker, finder.target, finder.low, finder.high))
-        self._openings: dict[tuple, tuple[str, int, int] | None] = {}
+        search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high)
+        self._subsets = _memo(search)  # table values -> what a card of each value can take
+        self._captures = _memo((*search, rules.compulsory))  # ... and how many moves each has
+        self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring = [_scorer(cat) for cat in rules.categories]
+        self._shuffle = [(i, i + 1, (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1)]
 
     def table(self, players: int, dealer: int) -> _Table:
         found = self._tables.get((players, dealer))
@@ -205,32 +234,77 @@ class Fused:
             found = self._tables[(players, dealer)] = _Table(self.rules, players, dealer)
         return found
 
+    def _sig(self, codes: Sequence[int]) -> int:
+        unit, shift = self.unit, self.shift
+        return sum(unit[code >> shift] for code in codes)
+
     # -------------------------------------------------------------- memoised reference answers
-    def _captures_on(self, key: tuple[int, ...], table: list[int]) -> dict[int, tuple[tuple[int, ...], ...]]:
-        """For a table (codes, sorted), what a card of each value key can take: subsets as
-        positions in the table. The reference capture search (`CaptureFinder.captures`) decides
-        which sets of cards make the target; it looks only at values and joker marks, so the
-        answer holds for every table with the same values."""
-        mask = self.card_mask
-        cards = [code & mask for code in table]
-        at = {c: i for i, c in enumerate(cards)}
-        finder = self.rules.finder
-        found = {}
-        for k, card in self.representative.items():
-            subsets = finder.captures(card, cards)
-            if subsets:
-                found[k] = tuple(tuple(sorted(at[c] for c in s)) for s in subsets)
+    def _captures_on(self, sig: int, table: list[int]) -> tuple[list[int], list]:
+        """For a table (codes, sorted) with these values: the number of legal moves of a held
+        card, by value key, and what a card of each value key can take (None, or its captures
+        as (positions in the table, their values in `sig` form)).
+
+        Which sets of cards make the target depends only on their values (and joker marks), so
+        the answer holds for every table with the same values. Without jokers it is the
+        capture search of `CaptureFinder.sums` (subsets grown position by position, pruned past
+        the largest need) run once over the table's values; with jokers, `CaptureFinder.captures`
+        itself for a card of each value key."""
+        subsets = self._subsets.get(sig)
+        if subsets is None:
+            subsets = self._search(table)
+            if len(self._subsets) >= MEMO_LIMIT:
+                self._subsets.clear()
+            self._subsets[sig] = subsets
+        # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
+        # move per capture (and its placement first when capture is optional); a card that
+        # cannot has its placement, except under hand-level compulsion, where it has none
+        # (and if no card can capture, the loop gives every card its placement).
+        compulsory = self.rules.compulsory
+        default = 0 if compulsory == "hand" else 1
+        extra = 1 if compulsory == "optional" else 0
+        entry = ([default if s is None else len(s[0]) + extra for s in subsets], subsets)
         if len(self._captures) >= MEMO_LIMIT:
             self._captures.clear()
-        self._captures[key] = found
-        return found
+        self._captures[sig] = entry
+        return entry
+
+    def _search(self, table: list[int]) -> list:
+        shift, unit, finder = self.shift, self.unit, self.rules.finder
+        subsets: list = [None] * self.keys
+        if finder.has_jokers:
+            mask = self.card_mask
+            cards = [code & mask for code in table]
+            at = {c: i for i, c in enumerate(cards)}.__getitem__
+            for k, card in self.representative.items():
+                found = finder.captures(card, cards)
+                if found:
+                    positions = tuple(tuple(sorted(map(at, s))) for s in found)
+                    subsets[k] = (positions, tuple(sum(unit[table[p] >> shift] for p in t) for t in positions))
+            return subsets
+        target = finder.target
+        limit = target - min(self.representative)
+        grown: list[tuple[int, tuple[int, ...], int]] = [(0, (), 0)]
+        for p, code in enumerate(table):
+            v = code >> shift
+            if v > limit:
+                break  # the table is sorted by value: no later card fits either
+            u = unit[v]
+            grown += [(total + v, taken + (p,), values + u) for total, taken, values in grown if total + v <= limit]
+        by_sum: dict[int, list] = {}
+        for total, taken, values in grown[1:]:
+            by_sum.setdefault(total, []).append((taken, values))
+        for k in self.representative:
+            same = by_sum.get(target - k)
+            if same:
+                subsets[k] = (tuple(t for t, _ in same), tuple(v for _, v in same))
+        return subsets
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
-        key = tuple(sorted(map(self.played.__getitem__, table)))
+        sig = self._sig([self.code[c] for c in table])
         try:
-            return self._openings[key]
+            return self._openings[sig]
         except KeyError:
-            found = self._openings[key] = opening_of(self.rules, table)
+            found = self._openings[sig] = opening_of(self.rules, table)
             return found
 
     # -------------------------------------------------------------- a whole hand
@@ -256,9 +330,7 @@ class Fused:
             if redeals == MAX_REDEALS:
                 raise EscobaError(f"no playable deal after {MAX_REDEALS} redeals")
             if INLINED:
-                for i in range(len(cards) - 1, 0, -1):
-                    n = i + 1
-                    k = n.bit_length()
+                for i, n, k in self._shuffle:
                     j = getrandbits(k)
                     while j >= n:
                         j = getrandbits(k)
@@ -306,7 +378,7 @@ class Fused:
         t: _Table,
         hands: list[list[int]],
         table: list[int],
-        stock: Sequence[int],
+        stock: list[int],
         pos: int,
         piles: list[int],
         escobas: list[int],
@@ -317,38 +389,46 @@ class Fused:
         """Play from a position to the end of the hand: `hands` in deck order, `table` as sorted
         codes, the stock `stock[pos:]`, `seat` to play (and holding a card)."""
         rules = self.rules
-        code, played, card_mask, jokers = self.code, self.played, self.card_mask, self.jokers
-        code_key = self.code_key.__getitem__
-        code_bit = self.code_bit
+        code, card_mask, jokers, unit = self.code, self.card_mask, self.jokers, self.unit
+        played = self.played
+        code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
+        rank_by_mask = self.rank_by_mask
         memo_get = self._captures.get
-        side_of, nxt = t.side_of, t.next
+        side_of, nxt, rounds = t.side_of, t.next, t.rounds
         stock_end = len(stock)
-        compulsory = rules.compulsory
-        optional, per_card = compulsory == "optional", compulsory == "card"
+        optional = rules.compulsory == "optional"
         last_play_escoba = rules.escoba_on_last_play
         joker_check = bool(jokers) and not rules.joker_escobas_score
         inlined = INLINED
-        none: tuple = ()
+        values = [[played[c] for c in h] for h in hands]  # beside each hand: its cards' value keys
+        sig = self._sig(table)
         left = sum(map(len, hands))
         while True:
-            h = hands[seat]
-            key = tuple(map(code_key, table))
-            caps = memo_get(key)
-            if caps is None:
-                caps = self._captures_on(key, table)
-            get = caps.get
-            found = [get(played[c], none) for c in h]
-            # How many legal moves each held card has, in the order of `legal_moves_for`.
-            if per_card:
-                counts = [len(f) or 1 for f in found]
-            elif optional:
-                counts = [len(f) + 1 for f in found]
-            else:  # hand: captures only, unless nobody... no card can capture
-                counts = [len(f) for f in found]
-                if not any(counts):
-                    counts = [1] * len(h)
-                    found = [none] * len(h)
-            n = sum(counts)
+            h, hv = hands[seat], values[seat]
+            entry = memo_get(sig)
+            if entry is None:
+                entry = self._captures_on(sig, table)
+            moves_of, subsets_of = entry
+            # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
+            held = len(hv)
+            if held == 1:
+                n = moves_of[hv[0]] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
+            elif held == 2:
+                first = moves_of[hv[0]]
+                n = first + moves_of[hv[1]]
+                if not n:
+                    first, n = 1, 2
+            elif held == 3:
+                first = moves_of[hv[0]]
+                second = first + moves_of[hv[1]]
+                n = second + moves_of[hv[2]]
+                if not n:
+                    first, second, n = 1, 2, 3
+            else:
+                counts = list(map(moves_of.__getitem__, hv))
+                n = sum(counts)
+                if not n:
+                    counts, n = [1] * held, held
             if inlined:
                 nbits = n.bit_length()
                 r = getrandbits(nbits)
@@ -356,25 +436,58 @@ class Fused:
                     r = getrandbits(nbits)
             else:
                 r = rng.randrange(n)
-            i = 0
-            while r >= counts[i]:
-                r -= counts[i]
-                i += 1
-            subsets: Sequence[tuple[int, ...]] = found[i]
+            # Which held card the r-th move plays, and which of its moves it is.
+            if held == 1:
+                i = 0
+            elif held == 2:
+                if r < first:
+                    i = 0
+                else:
+                    i = 1
+                    r -= first
+            elif held == 3:
+                if r < first:
+                    i = 0
+                elif r < second:
+                    i = 1
+                    r -= first
+                else:
+                    i = 2
+                    r -= second
+            else:
+                i = 0
+                while r >= counts[i]:
+                    r -= counts[i]
+                    i += 1
+            card = h.pop(i)
+            k = hv.pop(i)
+            subsets = subsets_of[k]
             if optional:
                 r -= 1  # the placement comes first
-            card = h.pop(i)
             left -= 1
-            if subsets and r >= 0:
-                if len(subsets) > 1:  # the reference orders captures by the deck order of the cards taken
-                    subsets = sorted(subsets, key=lambda s: sorted(table[p] & card_mask for p in s))
-                take = subsets[r]
+            if subsets is not None and r >= 0:
+                captures, sigs = subsets
+                if len(captures) > 1:  # the reference lists captures in the deck order of the cards taken
+                    if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
+                        at = table.__getitem__
+                        if len(captures) == 2:
+                            if sum(map(rank_of, map(at, captures[0]))) < sum(map(rank_of, map(at, captures[1]))):
+                                r = 1 - r
+                        else:
+                            rank = list(map(rank_of, table)).__getitem__
+                            keys = list(map(sum, map(map, repeat(rank), captures)))
+                            r = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)[r]
+                    else:
+                        at = table.__getitem__
+                        r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
+                take, taken_sig = captures[r], sigs[r]
                 side = side_of[seat]
                 mask = 1 << card
                 for p in take:
                     mask |= code_bit[table[p]]
                 piles[side] |= mask
                 last = seat
+                sig -= taken_sig
                 if trace is not None:
                     trace.append((seat, card, tuple(sorted(table[p] & card_mask for p in take))))
                 if len(take) == len(table):
@@ -388,15 +501,20 @@ class Fused:
                 if trace is not None:
                     trace.append((seat, card, ()))
                 insort(table, code[card])
+                sig += unit[k]
             if left:
                 seat = nxt[seat]
                 while not hands[seat]:  # only a short last round leaves someone without cards
                     seat = nxt[seat]
             elif pos < stock_end:
-                for s, positions in t.rounds[stock_end - pos]:
-                    dealt = [stock[pos + p] for p in positions]
+                for s, a, b, positions in rounds[stock_end - pos]:
+                    if positions is None:
+                        dealt = stock[pos + a : pos + b]
+                    else:
+                        dealt = [stock[pos + p] for p in positions]
                     dealt.sort()
                     hands[s] = dealt
+                    values[s] = list(map(played.__getitem__, dealt))
                     left += len(dealt)
                 pos += left
                 seat = t.leader
@@ -432,14 +550,8 @@ class Fused:
 
     def score(self, piles: list[int], escobas: list[int]) -> tuple[list[int], list[int]]:
         """Points per category and side (category major) and per side, for piles as bitmasks."""
-        category_points: list[int] = []
-        points = [0] * len(piles)
-        for score in self._scoring:
-            got = score(piles, escobas)
-            category_points += got
-            for s, p in enumerate(got):
-                points[s] += p
-        return category_points, points
+        awards = [score(piles, escobas) for score in self._scoring]
+        return [p for award in awards for p in award], list(map(sum, zip(*awards))) if awards else [0] * len(piles)
 
     # -------------------------------------------------------------- from a given position
     def playout(self, hand: Hand, rng: random.Random, trace: list | None = None) -> Outcome | None:
@@ -487,12 +599,19 @@ def _scorer(cat: Category) -> Any:
 
     def most(piles: list[int], escobas: list[int]) -> list[int]:
         values = list(map(measure, piles, escobas))
-        eligible = [v for v in values if v is not None]
         out = [0] * len(values)
-        if not eligible:
-            return out
-        best = max(eligible)
-        leaders = [s for s, v in enumerate(values) if v is not None and v == best]
+        if None in values:  # some side not eligible: the best among the others
+            eligible = [v for v in values if v is not None]
+            if not eligible:
+                return out
+            best = max(eligible)
+            leaders = [s for s, v in enumerate(values) if v is not None and v == best]
+        else:
+            best = max(values)
+            if values.count(best) == 1:
+                out[values.index(best)] = pts
+                return out
+            leaders = [s for s, v in enumerate(values) if v == best]
         if len(leaders) == 1 or shared:
             for s in leaders:
                 out[s] = pts
@@ -502,12 +621,22 @@ def _scorer(cat: Category) -> Any:
 
 
 # ------------------------------------------------------------------ finding the compiled form
-_capture_memos: dict[tuple, dict] = {}
+_memos: dict[tuple, dict] = {}
 
 
-def _capture_memo(search: tuple) -> dict[tuple[int, ...], dict[int, tuple[tuple[int, ...], ...]]]:
-    """The capture memo of one capture search (values, joker marks, target, value range)."""
-    return _capture_memos.setdefault(search, {})
+def clear_memos() -> None:
+    """Forget every remembered capture and opening (a benchmark's cold start)."""
+    for memo in _memos.values():
+        memo.clear()
+    for _, value in _compiled.values():
+        if isinstance(value, Fused):
+            value._openings.clear()
+
+
+def _memo(search: tuple) -> dict:
+    """The memo of one capture search (values, joker marks, target, value range, and for legal
+    moves the compulsory-capture rule), shared by every ruleset that has it."""
+    return _memos.setdefault(search, {})
 
 
 _compiled: dict[int, tuple[weakref.ref, Fused | str]] = {}  # id(rules) -> (the rules, their fused form or why not)
