@@ -404,17 +404,21 @@ def simulate(
     bots: Sequence[str] = ("random",),
     jobs: int = 1,
     progress: Progress | None = None,
+    cluster: str | None = None,
 ) -> Stats:
     """Play `hands` independent hands and summarise the points per category and side.
 
     `rules` is a compiled `Rules` or a ruleset id/path. `bots` are bot specs (`random`,
-    `greedy`, `search:200`: `escoba.engine.bots.bot_maker`), given per seat and repeated round the table. `jobs > 1` spreads
-    chunks over worker processes with identical results. `progress(done, total)` is called
-    after each chunk. Raises `EscobaError` for an impossible request.
+    `greedy`, `search:200`: `escoba.engine.bots.bot_maker`), given per seat and repeated round
+    the table. `jobs > 1` spreads chunks over worker processes with identical results;
+    `cluster` (a Dask scheduler address, or "local" for a LocalCluster of `jobs` workers)
+    spreads the same chunks over a cluster, with identical results too (`escoba.cluster`).
+    `progress(done, total)` is called after each chunk. Raises `EscobaError` for an impossible
+    request.
     """
     rules, bots = _check(rules, hands, players, bots, jobs, "hands")
     job = (rules.doc, "hands", players, int(seed), tuple(bots), None)
-    acc = _run(rules, job, hands, jobs, progress)
+    acc = _run(rules, job, hands, jobs, progress, cluster)
     return Stats.from_accumulator(rules, players, int(seed), bots, acc)
 
 
@@ -427,6 +431,7 @@ def simulate_matches(
     jobs: int = 1,
     target: int | None = None,
     progress: Progress | None = None,
+    cluster: str | None = None,
 ) -> MatchStats:
     """Play `matches` independent matches to `target` (the ruleset's by default).
 
@@ -437,7 +442,7 @@ def simulate_matches(
     if goal < 1:
         raise EscobaError(f"the target must be a positive number of points, got {goal}")
     job = (rules.doc, "matches", players, int(seed), tuple(bots), goal)
-    acc = _run(rules, job, matches, jobs, progress)
+    acc = _run(rules, job, matches, jobs, progress, cluster)
     return MatchStats.from_accumulator(rules, players, int(seed), bots, goal, acc)
 
 
@@ -469,16 +474,25 @@ def _check(
 Job = tuple
 
 
-def _run(rules: Rules, job: Job, count: int, jobs: int, progress: Progress | None):
+def _run(rules: Rules, job: Job, count: int, jobs: int, progress: Progress | None, cluster: str | None = None):
     chunks = [(start, min(start + CHUNK, count)) for start in range(0, count, CHUNK)]
     done = 0
     results: list[Any] = [None] * len(chunks)
-    if jobs == 1 or len(chunks) == 1:
+
+    def finished(k: int, result: Any) -> None:
+        nonlocal done
+        results[k] = result
+        done += chunks[k][1] - chunks[k][0]
+        if progress is not None:
+            progress(done, count)
+
+    if cluster is not None:
+        from escoba import cluster as dask
+
+        dask.run(cluster, jobs, _cluster_chunk, (dask.token(job), job), chunks, finished)
+    elif jobs == 1 or len(chunks) == 1:
         for k, (start, stop) in enumerate(chunks):
-            results[k] = _play_range(rules, job, start, stop)
-            done += stop - start
-            if progress is not None:
-                progress(done, count)
+            finished(k, _play_range(rules, job, start, stop))
     else:
         from concurrent.futures import as_completed
 
@@ -487,15 +501,25 @@ def _run(rules: Rules, job: Job, count: int, jobs: int, progress: Progress | Non
         with worker_pool(jobs, len(chunks), _worker_init, (job,)) as pool:
             futures = {pool.submit(_worker_chunk, start, stop): k for k, (start, stop) in enumerate(chunks)}
             for future in as_completed(futures):
-                k = futures[future]
-                results[k] = future.result()
-                done += chunks[k][1] - chunks[k][0]
-                if progress is not None:
-                    progress(done, count)
+                finished(futures[future], future.result())
     total = results[0]
     for part in results[1:]:  # chunk order, so that the merge is the same whatever finished first
         total.merge(part)
     return total
+
+
+_cluster_rules: dict[str, Rules] = {}  # on a cluster worker: compiled rules by job token
+
+
+def _cluster_chunk(shared: tuple[str, Job], start: int, stop: int):
+    """A chunk on a Dask worker: the rules compiled once per job, then played as anywhere."""
+    name, job = shared
+    rules = _cluster_rules.get(name)
+    if rules is None:
+        if len(_cluster_rules) > 8:
+            _cluster_rules.clear()
+        rules = _cluster_rules[name] = compile_rules(job[0])
+    return _play_range(rules, job, start, stop)
 
 
 _worker_job: tuple[Rules, Job] | None = None

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.simulate import add_cluster_argument
 
 HELP = "compare two rulesets: the rules that differ, the same games scored both ways, and simulations"
 DESCRIPTION = """\
@@ -49,6 +50,7 @@ EPILOG = """\
 examples:
   escoba diff da sv                                     2,000 hands, 2 players, random bots
   escoba diff da sv --hands 10000 --jobs 2              more hands, two processes, same numbers
+  escoba diff da sv --hands 100000 --cluster tcp://scheduler:8786   on a Dask cluster, same numbers
   escoba diff de fr --players 4 --format markdown       for pasting into an issue
   escoba diff da spec/house/escoba-doble.yaml --plot doble.png
   escoba diff fr spec/house/no-opening-escoba.yaml --hands 0   the rules only
@@ -89,6 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"with --until-resolved: hands in the first batch (default {DEFAULT_BATCH}; "
                              f"{SEARCH_BATCH} with a search bot)")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes; 0 = one per CPU (default 1)")
+    add_cluster_argument(parser)
     parser.add_argument("--transcript", metavar="FILE",
                         help="rescore the hands of golden transcript cases (a case file or a folder) instead of bot games")  # fmt: skip
     add_format_argument(parser, ("text", "json", "markdown"))
@@ -154,7 +157,7 @@ def build(args: argparse.Namespace) -> Any:
         part = None
         if args.hands:
             with _progress(bots, args.hands, "hands") as progress:
-                part = _run(job, args.hands, jobs, progress, (rules_a, rules_b), matches)
+                part = _run(job, args.hands, jobs, progress, (rules_a, rules_b), matches, cluster=args.cluster)
         resolution = None
         if part is not None:
             resolution = Resolution(False, (args.hands,), 1, Z95, args.hands, matches,

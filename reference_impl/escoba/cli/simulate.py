@@ -30,7 +30,9 @@ examples:
   escoba simulate da --hands 20000 --jobs 4         the same numbers as --jobs 1, sooner
   escoba simulate de --players 4 --bots greedy,random --hands 5000
   escoba simulate sv --matches 500 --target 21      hands per match and win rates
-  escoba simulate fr --hands 2000 --format json     for tools (escoba diff reads the same numbers)"""
+  escoba simulate fr --hands 2000 --format json     for tools (escoba diff reads the same numbers)
+  escoba simulate sv --hands 1000000 --cluster tcp://scheduler:8786    on a Dask cluster
+  escoba simulate sv --hands 100000 --cluster local --jobs 4           a local Dask cluster"""
 
 DEFAULT_HANDS = 1000
 PROGRESS_AFTER = 5000  # units of work below this finish before a progress bar is worth drawing
@@ -47,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bots", default="random", metavar="NAME[,NAME…]", help="bot per seat, repeated round the table (default random)"
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes; 0 = one per CPU (default 1)")
+    add_cluster_argument(parser)
     parser.add_argument("--target", type=int, metavar="T", help="match target (with --matches; default the ruleset's)")
     add_format_argument(parser)
 
@@ -69,9 +72,11 @@ def run(args: argparse.Namespace) -> int:
     progress = progress_bar(sys.stderr, unit) if count * (6 if unit == "matches" else 1) >= PROGRESS_AFTER else None
     try:
         if unit == "matches":
-            stats: Any = simulate_matches(rules, count, players, args.seed, bots, jobs, args.target, progress=progress)
+            stats: Any = simulate_matches(
+                rules, count, players, args.seed, bots, jobs, args.target, progress=progress, cluster=args.cluster
+            )
         else:
-            stats = simulate(rules, count, players, args.seed, bots, jobs, progress=progress)
+            stats = simulate(rules, count, players, args.seed, bots, jobs, progress=progress, cluster=args.cluster)
     finally:
         if progress is not None:
             progress.close()
@@ -106,6 +111,15 @@ def check_arguments(rules: Any, players: int | None, bots: str, jobs: int) -> tu
     if jobs < 0:
         raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {jobs}")
     return players, names, jobs or (os.cpu_count() or 1)
+
+
+def add_cluster_argument(parser: argparse.ArgumentParser) -> None:
+    """--cluster, shared with `escoba diff`."""
+    parser.add_argument(
+        "--cluster", metavar="ADDRESS",
+        help="run the chunks on a Dask scheduler (tcp://HOST:8786), or on a local cluster of --jobs "
+        "workers ('local'); the same numbers as --jobs 1 (needs the cluster extra)",
+    )  # fmt: skip
 
 
 def _join(counts: Sequence[int]) -> str:

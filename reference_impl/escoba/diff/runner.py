@@ -196,11 +196,13 @@ def run(
     start: int = 0,
     match_start: int = 0,
     pool: Any = None,
+    cluster: str | None = None,
 ) -> Part:
     """Hands `start … hands-1` under A (replayed under B) and under B, and matches
     `match_start … matches-1` of each. `progress(done, total)` counts hands, a match weighing as
     much as `MATCH_WEIGHT` hands. `pool`: an executor already started with `_init(job)`
-    (`--until-resolved` keeps one for all its batches); else one is made for this run."""
+    (`--until-resolved` keeps one for all its batches); else one is made for this run.
+    `cluster`: the same tasks on a Dask scheduler, or "local" (`escoba.cluster`)."""
     tasks = plan(job, hands, matches, start, match_start)
     if not tasks:
         raise ValueError("nothing to play")
@@ -210,13 +212,22 @@ def run(
     total = sum(weight[kind] * (hi - lo) for kind, lo, hi in tasks)
     results: list[Part | None] = [None] * len(tasks)
     done = 0
-    if pool is None and (jobs <= 1 or len(tasks) <= 1):
+
+    def finished(k: int, result: Part) -> None:
+        nonlocal done
+        results[k] = result
+        done += weight[tasks[k][0]] * (tasks[k][2] - tasks[k][1])
+        if progress is not None:
+            progress(done, total)
+
+    if cluster is not None:
+        from escoba import cluster as dask
+
+        dask.run(cluster, jobs, _cluster_task, (dask.token(job), job), [(task,) for task in tasks], finished)
+    elif pool is None and (jobs <= 1 or len(tasks) <= 1):
         context = _Context(job, *(rules or (None, None)))
         for k, task in enumerate(tasks):
-            results[k] = context.task(task)
-            done += weight[task[0]] * (task[2] - task[1])
-            if progress is not None:
-                progress(done, total)
+            finished(k, context.task(task))
     else:
         from concurrent.futures import as_completed
 
@@ -227,11 +238,7 @@ def run(
         with worker_pool(jobs, len(tasks), _init, (job,)) if own else contextlib.nullcontext(pool) as executor:
             futures = {executor.submit(_task, task): k for k, task in enumerate(tasks)}
             for future in as_completed(futures):
-                k = futures[future]
-                results[k] = future.result()
-                done += weight[tasks[k][0]] * (tasks[k][2] - tasks[k][1])
-                if progress is not None:
-                    progress(done, total)
+                finished(futures[future], future.result())
     # In the order of the indices: the merge does not depend on which chunk finished first.
     order = sorted(range(len(tasks)), key=lambda k: (tasks[k][0], tasks[k][1]))
     merged = results[order[0]]
@@ -282,3 +289,17 @@ def _init(job: Job) -> None:
 def _task(task: tuple[str, int, int]) -> Part:
     assert _worker is not None
     return _worker.task(task)
+
+
+_cluster_contexts: dict[str, _Context] = {}  # on a Dask worker: one context per job token
+
+
+def _cluster_task(shared: tuple[str, Job], task: tuple[str, int, int]) -> Part:
+    """A task (hands or matches) on a Dask worker, its job's context made once per worker."""
+    name, job = shared
+    context = _cluster_contexts.get(name)
+    if context is None:
+        if len(_cluster_contexts) > 8:
+            _cluster_contexts.clear()
+        context = _cluster_contexts[name] = _Context(job)
+    return context.task(task)

@@ -1,0 +1,100 @@
+"""`--cluster`: the same chunks on a Dask cluster give exactly the numbers of `--jobs 1`.
+
+A `LocalCluster` of two worker processes on the loopback interface serves the module, reached
+by its scheduler's address as a real cluster would be; one test starts its own with
+`--cluster local`. dask[distributed] is in the `test` extra, so CI runs these.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from escoba import cluster
+from escoba import simulate as sim
+from escoba.cli import main as cli
+from escoba.diff import runner
+from escoba.rules import load_resolved
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a running two-worker LocalCluster."""
+    import logging
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as local:  # fmt: skip
+        yield local.scheduler_address
+
+
+def test_simulate_on_a_cluster_equals_one_process(monkeypatch, scheduler):
+    """Hands and matches on a cluster of 2 workers: the same statistics, bit for bit, as
+    jobs=1, with progress reported chunk by chunk up to the total."""
+    monkeypatch.setattr(sim, "CHUNK", 150)  # many chunks, finishing in any order
+    one = sim.simulate("de", 1000, 4, seed=9, bots=("random",))
+    seen: list[tuple[int, int]] = []
+    two = sim.simulate("de", 1000, 4, seed=9, bots=("random",), cluster=scheduler,
+                       progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert two.to_json() == one.to_json() and two.accumulator == one.accumulator
+    assert [t for _, t in seen] == [1000] * 7 and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert seen[-1] == (1000, 1000)
+    matches = sim.simulate_matches("tie-shared", 24, 2, seed=2, target=6, bots=("greedy", "random"))
+    assert sim.simulate_matches("tie-shared", 24, 2, seed=2, target=6, bots=("greedy", "random"),
+                                cluster=scheduler).to_json() == matches.to_json()  # fmt: skip
+
+
+def test_diff_on_a_cluster_equals_one_process(monkeypatch, scheduler):
+    """escoba diff's hands, replays and matches on a cluster equal jobs=1 exactly."""
+    monkeypatch.setattr(runner, "CHUNK", 100)
+    job = runner.Job(load_resolved("da").doc, load_resolved("sv").doc, 2, 5, ("random",))
+    one = runner.run(job, 400, jobs=1, matches=4)
+    two = runner.run(job, 400, jobs=2, matches=4, cluster=scheduler)
+    assert two.tally == one.tally and two.acc_a == one.acc_a and two.acc_b == one.acc_b
+    assert two.totals_a == one.totals_a and two.totals_b == one.totals_b
+    assert one.matches_a is not None and two.matches_a is not None and one.matches_b is not None and two.matches_b is not None
+    assert two.matches_a.to_json() == one.matches_a.to_json() and two.matches_b.to_json() == one.matches_b.to_json()
+
+
+def test_cli_cluster_json_is_identical_to_jobs_one(capsys):
+    """`escoba simulate --cluster local --jobs 2 --format json` prints what `--jobs 1` prints."""
+    assert cli.main(["simulate", "sv", "--hands", "2500", "--seed", "4", "--format", "json"]) == 0
+    one = capsys.readouterr().out
+    assert cli.main(["simulate", "sv", "--hands", "2500", "--seed", "4", "--format", "json", "--cluster", "local", "--jobs", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert out == one and json.loads(out)["hands"] == 2500 and "Traceback" not in err
+
+
+def test_an_unreachable_scheduler_is_one_line(capsys, monkeypatch):
+    """A scheduler nobody listens at: exit 1 and one line naming the address, no traceback."""
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
+    code = cli.main(["simulate", "sv", "--hands", "10", "--cluster", "tcp://127.0.0.1:9"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and err.count("\n") == 1
+
+
+def test_a_malformed_address_is_one_line(capsys):
+    """An address Dask cannot parse is the same one-line error."""
+    assert cli.main(["diff", "da", "sv", "--hands", "10", "--cluster", "no::such::host"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("cannot reach the Dask scheduler at no::such::host: ") and err.count("\n") == 1
+
+
+def test_without_dask_the_extra_is_named(monkeypatch):
+    """Without dask installed, --cluster says which extra to install."""
+    import builtins
+
+    real = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(cluster.ClusterError, match=r"--cluster needs Dask: pip install 'escoba\[cluster\]'"):
+        cluster.connect("local", 1)
