@@ -36,15 +36,15 @@ then simulate() in process for every ruleset and player count asked for, each wi
 its ratio to the headline row and to the yardstick, and whether it runs the fused path
 or falls back to Hand (and why). All rows run once per round, --repeat rounds
 interleaved, and each is reported as min / median / max over the rounds; ratios are
-of medians. Figures depend on the machine: compare rows of one run, not runs."""
+of medians. Figures depend on the machine: compare rows of one run, not runs.
+In a checkout, benchmarks/speed.py checks every speed goal of the project."""
 EPILOG = """\
 examples:
   escoba bench sv                                 sv at 2, 3 and 4 players, beside the yardstick
   escoba bench                                    every bundled ruleset (takes a few minutes)
   escoba bench sv da --hands 20000 --repeat 5 --players 2
   escoba bench sv --yardstick ~/limit_sim.py      another plain loop (run as: python FILE N)
-  escoba bench sv --format json                   for a CI job that keeps the figures
-  python benchmarks/speed.py                      every speed goal of the project, checked"""
+  escoba bench sv --format json                   for a CI job that keeps the figures"""
 
 DEFAULT_HANDS = 5000
 DEFAULT_REPEAT = 3

@@ -1,0 +1,190 @@
+"""The project's speed goals, measured and checked; prints the README's performance section.
+
+    python benchmarks/speed.py [--hands N] [--rows N] [--repeat R] [--yardstick FILE] [--skip-tests]
+
+Goals (issue 12), each measured here, never in a timed test:
+
+1. `escoba simulate sv --hands 20000`, as a whole process, at least 1.5× the plain
+   hand-written loop (`../shared/bench/limit_sim.py`) in hands per CPU-second, same run;
+2. every bundled ruleset within 25% of sv's speed (2 players, `simulate()` in process);
+3. 3 and 4 players no more than 25% below 2 players, ruleset by ruleset;
+4. the equivalence test (`tests/test_fused.py`: 2,000 hands of every bundled ruleset at every
+   player count, fused path against `Hand`) passes, and which rulesets fall back;
+5. `escoba check sv` under 100 ms of wall time (3 runs, median);
+6. `escoba simulate sv --hands 10000 --cluster local --format json` identical, byte for byte,
+   to `--jobs 1`.
+
+Runs are interleaved rounds (every measurement once per round) and figures are medians of the
+rounds. Hands per CPU-second count user + system time, so other work on a shared machine does
+not count against a run; wall time (check) does depend on it, and the load is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=20000, help="hands of the headline runs (default 20000)")
+    parser.add_argument("--rows", type=int, default=5000, help="hands per ruleset row (default 5000)")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default 3)")
+    parser.add_argument("--yardstick", help="the plain loop (default: as escoba bench finds it)")
+    parser.add_argument("--skip-tests", action="store_true", help="do not run the equivalence test")
+    args = parser.parse_args()
+
+    import escoba
+    from escoba.cli.bench import find_yardstick, process_cpu, simulate_in_process
+    from escoba.engine.fused import fallback_reason
+    from escoba.rules import bundled_ids
+
+    yardstick = find_yardstick(args.yardstick)
+    python = [sys.executable]
+    # Byte-compile the package first, as an installed wheel is: a checkout run with
+    # PYTHONDONTWRITEBYTECODE would otherwise compile every module at every start.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([*python, "-m", "compileall", "-q", str(Path(escoba.__file__).parent)], check=True,
+                   stdout=subprocess.DEVNULL, env=env)  # fmt: skip
+    load_before = os.getloadavg()[0]
+    say(f"yardstick {yardstick['path']}; {args.repeat} rounds")
+
+    # 1 and 2, 3: headline whole-process runs and per-ruleset rows, interleaved round by round.
+    sim_argv = [*python, "-m", "escoba", "simulate", "sv", "--hands", str(args.hands), "--format", "json"]
+    rows = [(rid, n) for rid in bundled_ids() for n in escoba.load_ruleset(rid).player_counts]
+    loaded = {rid: escoba.load_ruleset(rid) for rid, _ in rows}
+    plain: list[float] = []
+    whole: list[float] = []
+    inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}
+    for k in range(args.repeat):
+        say(f"round {k + 1}: the yardstick and escoba simulate sv, {args.hands:,} hands each, whole processes")
+        plain.append(args.hands / process_cpu([*yardstick["argv"], str(args.hands)]))
+        whole.append(args.hands / process_cpu(sim_argv))
+        say(f"round {k + 1}: {len(rows)} rulesets × players in process, {args.rows:,} hands each")
+        for rid, n in rows:
+            inproc[(rid, n)].append(simulate_in_process(loaded[rid], n, args.rows, seed=1))
+    med = {row: statistics.median(v) for row, v in inproc.items()}
+    plain_m, whole_m = statistics.median(plain), statistics.median(whole)
+    sv2 = med[("sv", 2)]
+
+    # 4: the equivalence test.
+    if args.skip_tests:
+        tests = "not run (--skip-tests)"
+        tests_ok = None
+    else:
+        say("the equivalence test (tests/test_fused.py)")
+        result = subprocess.run([*python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "test_fused.py")],
+                                capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        last = (result.stdout.strip().splitlines() or ["no output"])[-1].strip("= ")
+        tests_ok = result.returncode == 0
+        tests = last
+    fallbacks = {rid: fallback_reason(loaded[rid]) for rid in loaded if fallback_reason(loaded[rid])}
+
+    # 5: check, wall time.
+    say("escoba check sv, wall time")
+    check_walls = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([*python, "-m", "escoba", "check", "sv"], check=True, stdout=subprocess.DEVNULL)
+        check_walls.append(time.perf_counter() - start)
+    check_ms = 1000 * statistics.median(check_walls)
+
+    # 6: the cluster against one process.
+    say("escoba simulate sv --hands 10000 --format json, --jobs 1 and --cluster local --jobs 2")
+    one = subprocess.run([*python, "-m", "escoba", "simulate", "sv", "--hands", "10000", "--format", "json"],
+                         check=True, capture_output=True).stdout  # fmt: skip
+    try:
+        clustered = subprocess.run(
+            [*python, "-m", "escoba", "simulate", "sv", "--hands", "10000", "--format", "json", "--cluster", "local", "--jobs", "2"],
+            check=True, capture_output=True,
+        ).stdout  # fmt: skip
+        cluster_same: bool | None = clustered == one
+    except subprocess.CalledProcessError as error:
+        cluster_same = None
+        clustered = error.stderr
+    load_after = os.getloadavg()[0]
+
+    # The report (Markdown: the README's performance section).
+    ratio = whole_m / plain_m
+    worst_ruleset = min((rid for rid, n in rows if n == 2), key=lambda rid: med[(rid, 2)])
+    worst_share = med[(worst_ruleset, 2)] / sv2
+    by_count = [(rid, n, med[(rid, n)] / med[(rid, 2)]) for rid, n in rows if n != 2 and (rid, 2) in med]
+    worst_count = min(by_count, key=lambda x: x[2])
+    out = [
+        "## Performance",
+        "",
+        f"Measured with `python benchmarks/speed.py` on {date.today().isoformat()}: {platform.python_implementation()} "
+        f"{platform.python_version()}, {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{load_before:.1f} at the start and {load_after:.1f} at the end (a shared machine: hands per CPU-second do not "
+        f"count the other work; wall times do). {args.repeat} interleaved rounds, medians. The yardstick is "
+        f"`{_short(yardstick['path'])}`, a plain hand-written Python loop of the sv rules (random play, two players).",
+        "",
+        "| goal | measured | met |",
+        "|---|---|---|",
+        f"| `escoba simulate sv --hands {args.hands}`, whole process, ≥ 1.5× the plain loop | {whole_m:,.0f} vs "
+        f"{plain_m:,.0f} hands per CPU-second: **{ratio:.2f}×** | {_met(ratio >= 1.5)} |",
+        f"| every bundled ruleset within 25% of sv (2 players, in process) | slowest: {worst_ruleset} at "
+        f"{worst_share:.0%} of sv | {_met(worst_share >= 0.75)} |",
+        f"| 3 and 4 players no more than 25% below 2 | lowest: {worst_count[0]} at {worst_count[1]} players, "
+        f"{worst_count[2]:.0%} of its 2-player speed | {_met(worst_count[2] >= 0.75)} |",
+        f"| the equivalence test passes for every bundled ruleset | {tests}; "
+        f"{'no ruleset falls back to Hand' if not fallbacks else 'falls back: ' + ', '.join(fallbacks)} | "
+        f"{_met(tests_ok) if tests_ok is not None else '—'} |",
+        f"| `escoba check sv` < 100 ms wall | {check_ms:.0f} ms (runs: {', '.join(f'{1000 * w:.0f}' for w in check_walls)}) | "
+        f"{_met(check_ms < 100)} |",
+        f"| `--cluster local` output identical to `--jobs 1` (10,000 hands, `--format json`) | "
+        f"{'identical' if cluster_same else 'DIFFERENT' if cluster_same is False else 'failed: ' + _first(clustered)} | "
+        f"{_met(bool(cluster_same))} |",
+        "",
+        f"Hands per CPU-second of `simulate()` in process ({args.rows:,} hands a row, memos cleared before each):",
+        "",
+        "| ruleset | 2 players | 3 players | 4 players | 2p vs sv |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for rid in dict.fromkeys(rid for rid, _ in rows):
+        cells = [f"{med[(rid, n)]:,.0f}" if (rid, n) in med else "—" for n in (2, 3, 4)]
+        share = f"{med[(rid, 2)] / sv2:.2f}×" if (rid, 2) in med else "—"
+        out.append(f"| {rid}{' (Hand)' if rid in fallbacks else ''} | {' | '.join(cells)} | {share} |")
+    out += [
+        "",
+        f"The plain loop's runs: {', '.join(f'{v:,.0f}' for v in plain)}; `escoba simulate sv` whole process: "
+        f"{', '.join(f'{v:,.0f}' for v in whole)} hands per CPU-second.",
+    ]
+    if fallbacks:
+        out += ["", "Rulesets played by `Hand` (the fused path does not implement a rule they use):", ""]
+        out += [f"- {rid}: {why}" for rid, why in fallbacks.items()]
+    print("\n".join(out))
+    return 0
+
+
+def say(text: str) -> None:
+    print(f"· {text}", file=sys.stderr, flush=True)
+
+
+def _met(ok: bool | None) -> str:
+    return "yes" if ok else "**no**"
+
+
+def _short(path: str) -> str:
+    try:
+        return os.path.relpath(path, ROOT)
+    except ValueError:
+        return path
+
+
+def _first(data: bytes) -> str:
+    lines = data.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else "no message"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
