@@ -122,7 +122,11 @@ def test_every_bundled_ruleset_plays_the_same_hands_both_ways():
 
 
 def test_every_bundled_ruleset_runs_fused():
-    """No bundled ruleset falls back to Hand today (the list of those that would is printed)."""
+    """No bundled ruleset falls back to Hand today (the list of those that would is printed).
+
+    A new rule field makes every ruleset fall back until `escoba.engine.fused.FIELDS` says which
+    of its values the fused loop implements (usually only the value that changes nothing):
+    docs/architecture.md, "Adding a rule point"."""
     reasons = {rid: fallback_reason(escoba.load_ruleset(rid)) for rid in bundled_ids()}
     print("\n".join(f"falls back: {rid}: {why}" for rid, why in reasons.items() if why))
     assert {rid: why for rid, why in reasons.items() if why} == {}
