@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
+from escoba.engine.capture import DEFAULT_KINDS
 from escoba.engine.deal import deal_plan, leader
 from escoba.engine.hand import MAX_REDEALS, Hand, opening_of
 from escoba.errors import EscobaError
@@ -69,11 +70,14 @@ FIELDS: dict[str, Any] = {
     "if_nobody_captured": {"discard", "dealer"},
     "categories": _ANY,  # each checked below
     "match_target": _ANY, "target_options": _ANY, "tie": _ANY,  # matches, not hands
+    "capture_kinds": {DEFAULT_KINDS},  # the loop's capture search: cards summing to the target, no priority
+    "needs_history": {False},  # measures of the hand's events: the loop keeps no history
 }  # fmt: skip
 CATEGORY_FIELDS: dict[str, Any] = {
     "id": _ANY, "title": _ANY, "points": _ANY, "measure": _ANY, "measure_text": _ANY, "measure_on_mask": _ANY,
     "policy": {"most", "threshold", "holder", "per_unit", "bonus"},
     "ties": {"nobody", "all"}, "more_than": _ANY, "card": _ANY,
+    "needs_history": {False},
 }  # fmt: skip
 
 
