@@ -52,10 +52,8 @@ def test_diff_on_a_cluster_equals_one_process(monkeypatch, scheduler):
     job = runner.Job(load_resolved("da").doc, load_resolved("sv").doc, 2, 5, ("random",))
     one = runner.run(job, 400, jobs=1, matches=4)
     two = runner.run(job, 400, jobs=2, matches=4, cluster=scheduler)
-    assert two.tally == one.tally and two.acc_a == one.acc_a and two.acc_b == one.acc_b
-    assert two.totals_a == one.totals_a and two.totals_b == one.totals_b
-    assert one.matches_a is not None and two.matches_a is not None and one.matches_b is not None and two.matches_b is not None
-    assert two.matches_a.to_json() == one.matches_a.to_json() and two.matches_b.to_json() == one.matches_b.to_json()
+    for name in ("tally", "acc_a", "acc_b", "totals_a", "totals_b", "paired", "matches_a", "matches_b", "paired_matches"):
+        assert getattr(two, name) == getattr(one, name), name
 
 
 def test_cli_cluster_json_is_identical_to_jobs_one(capsys):
