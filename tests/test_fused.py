@@ -1,8 +1,9 @@
 """The fused simulation path (`escoba.engine.fused`) plays exactly the hands `Hand` plays.
 
 The main test plays 2,000 seeded hands of every bundled ruleset at every player count both
-ways, random bots at every seat, and compares each hand move by move (seat, card, cards
-taken), then its opening, piles, escobas and points per category and side. The reference side
+ways under `HYPOTHESIS_PROFILE=deep` (300 in the everyday suite: 2,000 cost about 3
+CPU-minutes), random bots at every seat, and compares each hand move by move (seat, card,
+cards taken), then its opening, piles, escobas and points per category and side. The reference side
 is `Hand` with `random_bot`, dealt from `shuffled_decks`, exactly as `escoba simulate` plays a
 hand when the fused path is off.
 
@@ -32,7 +33,7 @@ from escoba.engine.hand import Hand, shuffled_decks
 from escoba.engine.scoring import score_category, score_hand
 from escoba.rules import bundled_ids
 
-HANDS = 2000
+HANDS = 2000 if os.environ.get("HYPOTHESIS_PROFILE") == "deep" else 300  # the issue's 2,000 in the deep run
 NOT_PLAY = {"id", "doc", "categories", "match_target", "target_options", "tie", "next_dealer_offset"}
 
 
@@ -111,7 +112,7 @@ def test_play_groups_hold_every_bundled_ruleset_once():
 
 
 def test_every_bundled_ruleset_plays_the_same_hands_both_ways():
-    """2,000 seeded hands of every bundled ruleset at every player count: the fused path and
+    """HANDS seeded hands of every bundled ruleset at every player count: the fused path and
     Hand make the same moves and reach the same opening, piles, escobas and points."""
     jobs = [(group, n) for group in play_groups(bundled_ids()) for n in (2, 3, 4)
             if any(n in escoba.load_ruleset(rid).player_counts for rid in group)]  # fmt: skip
