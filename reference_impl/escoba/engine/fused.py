@@ -143,6 +143,7 @@ class Outcome:
     piles: list[int]  # bitmask of the cards each side captured
     set_aside: int  # bitmask
     opening: tuple[int, int, int, int]  # (dealer took the table, opening escobas, set aside, redeals)
+    over: bool = True  # False: a playout stopped at its horizon (no points, no leftovers given)
 
 
 class _Table:
@@ -370,7 +371,9 @@ class Fused:
             hands.append(h)
         code = self.code
         codes = sorted([code[c] for c in table])
-        outcome = self._play(getrandbits, rng, t, hands, codes, cards, t.first_stop, piles, escobas, last, t.leader, trace)
+        outcome = self._play(
+            getrandbits, rng, t, hands, codes, cards, t.first_stop, piles, escobas, last, t.leader, trace, None, None
+        )
         outcome.set_aside |= set_aside
         outcome.opening = (taken, opening_escobas, aside, redeals)
         return outcome
@@ -389,9 +392,13 @@ class Fused:
         last: int | None,
         seat: int,
         trace: list | None,
+        greedy: Greedy | None,
+        horizon: int | None,
     ) -> Outcome:
         """Play from a position to the end of the hand: `hands` in deck order, `table` as sorted
-        codes, the stock `stock[pos:]`, `seat` to play (and holding a card)."""
+        codes, the stock `stock[pos:]`, `seat` to play (and holding a card). Moves are drawn
+        at random, or chosen by `greedy`; with a `horizon`, play stops before a move once fewer
+        than `horizon` cards are left to deal and a card of the round has been played."""
         rules = self.rules
         code, card_mask, jokers, unit = self.code, self.card_mask, self.jokers, self.unit
         played = self.played
@@ -407,71 +414,82 @@ class Fused:
         values = [[played[c] for c in h] for h in hands]  # beside each hand: its cards' value keys
         sig = self._sig(table)
         left = sum(map(len, hands))
+        full = t.players * rules.hand_size
         while True:
+            if horizon is not None and stock_end - pos < horizon and left < full:
+                return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
             h, hv = hands[seat], values[seat]
             entry = memo_get(sig)
             if entry is None:
                 entry = self._captures_on(sig, table)
             moves_of, subsets_of = entry
-            # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
-            held = len(hv)
-            if held == 1:
-                n = moves_of[hv[0]] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
-            elif held == 2:
-                first = moves_of[hv[0]]
-                n = first + moves_of[hv[1]]
-                if not n:
-                    first, n = 1, 2
-            elif held == 3:
-                first = moves_of[hv[0]]
-                second = first + moves_of[hv[1]]
-                n = second + moves_of[hv[2]]
-                if not n:
-                    first, second, n = 1, 2, 3
+            if greedy is not None:
+                i, r = greedy.choose(h, hv, subsets_of, table)  # r: which capture of the card, -1 placing it
+                card = h.pop(i)
+                k = hv.pop(i)
+                subsets = subsets_of[k]
+                left -= 1
+                capture = r >= 0
             else:
-                counts = list(map(moves_of.__getitem__, hv))
-                n = sum(counts)
-                if not n:
-                    counts, n = [1] * held, held
-            if inlined:
-                nbits = n.bit_length()
-                r = getrandbits(nbits)
-                while r >= n:
+                # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
+                held = len(hv)
+                if held == 1:
+                    n = moves_of[hv[0]] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
+                elif held == 2:
+                    first = moves_of[hv[0]]
+                    n = first + moves_of[hv[1]]
+                    if not n:
+                        first, n = 1, 2
+                elif held == 3:
+                    first = moves_of[hv[0]]
+                    second = first + moves_of[hv[1]]
+                    n = second + moves_of[hv[2]]
+                    if not n:
+                        first, second, n = 1, 2, 3
+                else:
+                    counts = list(map(moves_of.__getitem__, hv))
+                    n = sum(counts)
+                    if not n:
+                        counts, n = [1] * held, held
+                if inlined:
+                    nbits = n.bit_length()
                     r = getrandbits(nbits)
-            else:
-                r = rng.randrange(n)
-            # Which held card the r-th move plays, and which of its moves it is.
-            if held == 1:
-                i = 0
-            elif held == 2:
-                if r < first:
-                    i = 0
+                    while r >= n:
+                        r = getrandbits(nbits)
                 else:
-                    i = 1
-                    r -= first
-            elif held == 3:
-                if r < first:
+                    r = rng.randrange(n)
+                # Which held card the r-th move plays, and which of its moves it is.
+                if held == 1:
                     i = 0
-                elif r < second:
-                    i = 1
-                    r -= first
+                elif held == 2:
+                    if r < first:
+                        i = 0
+                    else:
+                        i = 1
+                        r -= first
+                elif held == 3:
+                    if r < first:
+                        i = 0
+                    elif r < second:
+                        i = 1
+                        r -= first
+                    else:
+                        i = 2
+                        r -= second
                 else:
-                    i = 2
-                    r -= second
-            else:
-                i = 0
-                while r >= counts[i]:
-                    r -= counts[i]
-                    i += 1
-            card = h.pop(i)
-            k = hv.pop(i)
-            subsets = subsets_of[k]
-            if optional:
-                r -= 1  # the placement comes first
-            left -= 1
-            if subsets is not None and r >= 0:
-                captures, sigs = subsets
-                if len(captures) > 1:  # the reference lists captures in the deck order of the cards taken
+                    i = 0
+                    while r >= counts[i]:
+                        r -= counts[i]
+                        i += 1
+                card = h.pop(i)
+                k = hv.pop(i)
+                subsets = subsets_of[k]
+                if optional:
+                    r -= 1  # the placement comes first
+                left -= 1
+                capture = subsets is not None and r >= 0
+                if capture and len(subsets[0]) > 1:  # the reference lists captures in the deck order of the cards taken
+                    captures = subsets[0]
                     if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
                         at = table.__getitem__
                         if len(captures) == 2:
@@ -484,6 +502,8 @@ class Fused:
                     else:
                         at = table.__getitem__
                         r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
+            if capture:
+                captures, sigs = subsets
                 take, taken_sig = captures[r], sigs[r]
                 side = side_of[seat]
                 mask = 1 << card
@@ -558,9 +578,18 @@ class Fused:
         return [p for award in awards for p in award], list(map(sum, zip(*awards))) if awards else [0] * len(piles)
 
     # -------------------------------------------------------------- from a given position
-    def playout(self, hand: Hand, rng: random.Random, trace: list | None = None) -> Outcome | None:
-        """Random play from `hand`'s position to the end (the hand itself is not changed); None
-        for a stock the deal convention would not leave (a hand built by hand from JSON)."""
+    def playout(
+        self,
+        hand: Hand,
+        rng: random.Random,
+        trace: list | None = None,
+        greedy: Greedy | None = None,
+        horizon: int | None = None,
+    ) -> Outcome | None:
+        """Play from `hand`'s position to the end (the hand itself is not changed): at random,
+        or by `greedy`'s choices; with a `horizon`, only until fewer than `horizon` cards are
+        left to deal and a card of the new round has been played (`Outcome.over` is then
+        False). None for a stock the deal convention would not leave (a hand built from JSON)."""
         if hand.to_play is None:
             raise EscobaError("the hand is over: nothing to play out")
         t = self.table(hand.players, hand.dealer)
@@ -576,8 +605,48 @@ class Fused:
             piles.append(mask)
         return self._play(
             rng.getrandbits, rng, t, [sorted(h) for h in hand.hands], sorted([code[c] for c in hand.table]),
-            hand._stock, hand._next, piles, list(hand.escobas), hand.last_capturer, hand.to_play, trace,
+            hand._stock, hand._next, piles, list(hand.escobas), hand.last_capturer, hand.to_play, trace, greedy, horizon,
         )  # fmt: skip
+
+
+class Greedy:
+    """A move chooser for the fused loop that picks what `escoba.engine.search`'s light greedy
+    playout policy picks from `Hand.legal_moves()`: the move of largest gain, the first in
+    the legal moves' order among equals. A capture gains the worth of the card played and of
+    the cards taken (summed in the order `Move.take` lists them, so the floats are the same),
+    plus `escoba` when it clears the table; placing a card gains minus its worth, less 1000."""
+
+    def __init__(self, kernel: Fused, card_worth: Sequence[float], escoba: float):
+        self.worth = card_worth
+        self.escoba = escoba
+        self.mask = kernel.card_mask
+        self.compulsory = kernel.rules.compulsory
+
+    def choose(self, held: list[int], keys: list[int], subsets_of: list, table: list[int]) -> tuple[int, int]:
+        """(position of the card in `held`, index of the capture in its captures tuple or -1
+        to place it), with `held` in deck order and `table` as the fused loop's sorted codes."""
+        worth, escoba, mask, compulsory = self.worth, self.escoba, self.mask, self.compulsory
+        anyone = compulsory == "hand" and any(subsets_of[k] is not None for k in keys)
+        best, best_gain = (0, -1), -float("inf")
+        for i, card in enumerate(held):
+            subsets = subsets_of[keys[i]]
+            if compulsory == "optional" or (subsets is None and not anyone):
+                gain = -worth[card] - 1000.0
+                if gain > best_gain:
+                    best, best_gain = (i, -1), gain
+            if subsets is None:
+                continue
+            captures = subsets[0]
+            # The legal moves list a card's captures in the deck order of the cards taken.
+            takes = [sorted(table[p] & mask for p in positions) for positions in captures]
+            for j in sorted(range(len(takes)), key=takes.__getitem__):
+                take = takes[j]
+                gain = worth[card] + sum(worth[c] for c in take)
+                if len(take) == len(table):
+                    gain += escoba
+                if gain > best_gain:
+                    best, best_gain = (i, j), gain
+        return best
 
 
 def _scorer(cat: Category) -> Any:

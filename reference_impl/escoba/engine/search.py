@@ -17,7 +17,9 @@ The move played is the one tried most often at the root. The budget is a number 
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
-random with `playout="random"`.
+random with `playout="random"`. Both run on the fused simulation path (`escoba.engine.fused`)
+when the ruleset has one, which plays exactly the moves `Hand` would (tests/test_search_fused.py);
+the same seed and budget give the same move either way.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ import random
 import time
 from collections.abc import Callable
 
+from escoba.engine import fused
 from escoba.engine.bots import Judge, thinking
 from escoba.engine.hand import Hand, Move
 from escoba.engine.worth import Worth, worth_of
+
+Finish = Callable[[Hand, int], list[float]]  # plays a state out (to its horizon): each side's lead
 
 EXPLORATION = 0.7  # UCT constant, in units of the spread of the leads seen so far
 POOL = 32  # determinizations per decision at most (fewer for small budgets)
@@ -64,16 +69,22 @@ def search(
     playouts: int | None = 200,
     seconds: float | None = None,
     playout: str = "greedy",
+    fast: bool = True,
 ) -> Move:
-    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only."""
+    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only.
+    `fast=False` plays the playouts on `Hand` (the reference the fused path is tested against)."""
     view = hand.view(seat)
     rules = hand.rules
     side_of = hand.side_of
     sides = hand.sides
     worth = worth_of(rules, sides)
     prefer = _preference(worth) if playout == "greedy" else None
-    finish = _greedy_playout(prefer) if prefer is not None else _random_playout(rng)
-    evaluate = _evaluator(worth, side_of, sides)
+    evaluate = _Evaluate(worth, sides)
+    finish = _greedy_playout(prefer, evaluate) if prefer is not None else _random_playout(rng, evaluate)
+    kernel = fused.fused(rules) if fast else None
+    if kernel is not None:
+        greedy = fused.Greedy(kernel, worth.card, worth.escoba) if prefer is not None else None
+        finish = _fused_playout(kernel, greedy, rng, evaluate, finish)
     root = Node()
     # The greedy bot's judgement of each move is the prior: a move's value is its playouts'
     # mean lead shrunk towards it, as if it were PRIOR playouts' worth of evidence. Small
@@ -136,8 +147,7 @@ def search(
             node = children[best]
             state.apply(best)
             path.append((node, mover))
-        finish(state, stock)
-        leads = evaluate(state)
+        leads = finish(state, stock)
         for child, mover in path:
             child.visits += 1
             child.total += leads[mover]
@@ -155,30 +165,68 @@ def search(
     return max(hand.legal_moves(), key=judged)
 
 
-def _evaluator(worth: Worth, side_of: list[int], sides: int) -> Callable[[Hand], list[float]]:
+class _Evaluate:
     """Each side's lead: the real one when the hand is over, else the worth of what it has
     captured (half a card's worth: `Worth.card` counts a card won *and* denied)."""
-    card_worth, escoba = worth.card, worth.escoba
 
-    def leads(values: list[float]) -> list[float]:
+    def __init__(self, worth: Worth, sides: int):
+        self.card_worth, self.escoba, self.sides = worth.card, worth.escoba, sides
+
+    def __call__(self, state: Hand) -> list[float]:
+        if state.points is not None:
+            return self.over(state.points)
+        return self.captured(state.piles, state.escobas)
+
+    def over(self, points: list[int]) -> list[float]:
+        return self.leads([float(p) for p in points])
+
+    def captured(self, piles: list[list[int]], escobas: list[int]) -> list[float]:
+        """Piles as lists in the order their cards were taken: the floats are summed in that
+        order, so the fused playouts (which rebuild it) give the same leads to the last bit."""
+        card_worth, escoba = self.card_worth, self.escoba
+        return self.leads([sum(card_worth[c] for c in pile) / 2 + escoba * e for pile, e in zip(piles, escobas)])
+
+    def leads(self, values: list[float]) -> list[float]:
+        sides = self.sides
         if sides == 1:
             return values
         total = sum(values)
         return [v - (total - v) / (sides - 1) for v in values]
 
-    def evaluate(state: Hand) -> list[float]:
-        if state.points is not None:
-            return leads([float(p) for p in state.points])
-        return leads([sum(card_worth[c] for c in pile) / 2 + escoba * e for pile, e in zip(state.piles, state.escobas)])
 
-    return evaluate
-
-
-def _random_playout(rng: random.Random) -> Callable[[Hand, int], None]:
-    def finish(state: Hand, stock: int) -> None:
+def _random_playout(rng: random.Random, evaluate: _Evaluate) -> Finish:
+    def finish(state: Hand, stock: int) -> list[float]:
         while state.to_play is not None and not _past_horizon(state, stock):
             moves = state.legal_moves()
             state.apply(moves[rng.randrange(len(moves))])
+        return evaluate(state)
+
+    return finish
+
+
+def _fused_playout(
+    kernel: fused.Fused, greedy: fused.Greedy | None, rng: random.Random, evaluate: _Evaluate, reference: Finish
+) -> Finish:
+    """`reference` (`_random_playout` or `_greedy_playout`) on the fused path: the same moves
+    (the same draws from `rng`), the leads computed alike, and the state left unchanged."""
+
+    def finish(state: Hand, stock: int) -> list[float]:
+        if state.to_play is None:
+            return evaluate(state)
+        trace: list = []
+        out = kernel.playout(state, rng, trace, greedy, stock)
+        if out is None:  # a stock no deal leaves (a hand built from JSON): Hand plays it
+            return reference(state, stock)
+        if out.over:
+            return evaluate.over(out.points)
+        piles = [list(pile) for pile in state.piles]
+        side_of = state.side_of
+        for seat, card, take in trace:  # the piles in the order Hand.apply extends them
+            if take:
+                pile = piles[side_of[seat]]
+                pile.append(card)
+                pile.extend(take)
+        return evaluate.captured(piles, out.escobas)
 
     return finish
 
@@ -212,9 +260,10 @@ def _preference(worth: Worth) -> Callable[[Hand, list[Move]], Move]:
     return prefer
 
 
-def _greedy_playout(prefer: Callable[[Hand, list[Move]], Move]) -> Callable[[Hand, int], None]:
-    def finish(state: Hand, stock: int) -> None:
+def _greedy_playout(prefer: Callable[[Hand, list[Move]], Move], evaluate: _Evaluate) -> Finish:
+    def finish(state: Hand, stock: int) -> list[float]:
         while state.to_play is not None and not _past_horizon(state, stock):
             state.apply(prefer(state, state.legal_moves()))
+        return evaluate(state)
 
     return finish
