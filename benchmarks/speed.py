@@ -5,18 +5,26 @@
 Goals (issue 12), each measured here, never in a timed test:
 
 1. `escoba simulate sv --hands 20000`, as a whole process, at least 1.5× the plain
-   hand-written loop (`../shared/bench/limit_sim.py`) in hands per CPU-second, same run;
+   hand-written loop (`../shared/bench/limit_sim.py`) in hands per CPU-second, same run (the
+   C loop `../shared/bench/limit_sim.c`, the practical ceiling, is measured beside them when a
+   C compiler is there: built in a temporary folder, never in the project);
 2. every bundled ruleset within 25% of sv's speed (2 players, `simulate()` in process);
 3. 3 and 4 players no more than 25% below 2 players, ruleset by ruleset;
-4. the equivalence test (`tests/test_fused.py`: 2,000 hands of every bundled ruleset at every
-   player count, fused path against `Hand`) passes, and which rulesets fall back;
-5. `escoba check sv` under 100 ms of wall time (3 runs, median);
-6. `escoba simulate sv --hands 10000 --cluster local --format json` identical, byte for byte,
+4. the equivalence tests (`tests/test_fused.py` at the issue's 2,000 hands of every bundled
+   ruleset at every player count, run under HYPOTHESIS_PROFILE=deep, and
+   `tests/test_search_fused.py`) pass, and which rulesets fall back;
+5. random playouts from dealt hands at the speed of simulated hands (within 10%), and the
+   search bot's decisions per CPU-second with its playouts fused and on `Hand`;
+6. the bundled conformance suite (`escoba conformance`) under 4 s and `escoba check sv` under
+   100 ms of wall time (3 runs, median);
+7. `escoba simulate sv --hands 10000 --cluster local --format json` identical, byte for byte,
    to `--jobs 1`.
 
 Runs are interleaved rounds (every measurement once per round) and figures are medians of the
-rounds. Hands per CPU-second count user + system time, so other work on a shared machine does
-not count against a run; wall time (check) does depend on it, and the load is printed.
+rounds. Hands per CPU-second count user + system time, so other work on a shared machine
+counts against a run far less than in wall time (a loaded machine still slows every process
+somewhat: caches and memory are shared); wall times (check, conformance) depend on the load,
+which is printed with them.
 """
 
 from __future__ import annotations
@@ -24,9 +32,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -44,7 +55,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import escoba
-    from escoba.cli.bench import find_yardstick, process_cpu, simulate_in_process
+    from escoba.cli.bench import find_yardstick, playouts_per_second, process_cpu, simulate_in_process
     from escoba.engine.fused import fallback_reason
     from escoba.rules import bundled_ids
 
@@ -58,45 +69,64 @@ def main() -> int:
     load_before = os.getloadavg()[0]
     say(f"yardstick {yardstick['path']}; {args.repeat} rounds")
 
-    # 1 and 2, 3: headline whole-process runs and per-ruleset rows, interleaved round by round.
+    # 1 and 2, 3, 5: headline whole-process runs, per-ruleset rows and playouts, interleaved round by round.
     sim_argv = [*python, "-m", "escoba", "simulate", "sv", "--hands", str(args.hands), "--format", "json"]
+    c_loop = build_c_loop(Path(yardstick["path"]).with_suffix(".c"))
+    c_hands = 20 * args.hands  # the C loop is about 30 times faster: enough hands to time it
     rows = [(rid, n) for rid in bundled_ids() for n in escoba.load_ruleset(rid).player_counts]
     loaded = {rid: escoba.load_ruleset(rid) for rid, _ in rows}
     plain: list[float] = []
     whole: list[float] = []
+    ceiling: list[float] = []
+    played_out: list[float] = []
+    searched: dict[bool, list[float]] = {True: [], False: []}
     inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}
+    positions = search_positions(loaded["sv"], SEARCH_POSITIONS)
+    for fast in (True, False):  # warm-up, not counted: the worths of the cards, the capture memos
+        search_moves_per_second(positions, fast)
     for k in range(args.repeat):
         say(f"round {k + 1}: the yardstick and escoba simulate sv, {args.hands:,} hands each, whole processes")
         plain.append(args.hands / process_cpu([*yardstick["argv"], str(args.hands)]))
         whole.append(args.hands / process_cpu(sim_argv))
-        say(f"round {k + 1}: {len(rows)} rulesets × players in process, {args.rows:,} hands each")
+        if c_loop is not None:
+            ceiling.append(c_hands / process_cpu([c_loop, str(c_hands)]))
+        say(f"round {k + 1}: {len(rows)} rulesets × players in process, {args.rows:,} hands each; playouts; search")
         for rid, n in rows:
             inproc[(rid, n)].append(simulate_in_process(loaded[rid], n, args.rows, seed=1))
+        played_out.append(playouts_per_second(loaded["sv"], 2, args.rows, seed=1))
+        for fast in (True, False):
+            searched[fast].append(search_moves_per_second(positions, fast))
     med = {row: statistics.median(v) for row, v in inproc.items()}
     plain_m, whole_m = statistics.median(plain), statistics.median(whole)
     sv2 = med[("sv", 2)]
+    playout_m = statistics.median(played_out)
+    search_fast, search_hand = statistics.median(searched[True]), statistics.median(searched[False])
 
-    # 4: the equivalence test.
+    # 4: the equivalence tests, at the issue's 2,000 hands.
     if args.skip_tests:
         tests = "not run (--skip-tests)"
         tests_ok = None
     else:
-        say("the equivalence test (tests/test_fused.py)")
-        result = subprocess.run([*python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "test_fused.py")],
-                                capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        say("the equivalence tests (tests/test_fused.py, deep; tests/test_search_fused.py)")
+        test_files = [str(ROOT / "tests" / name) for name in ("test_fused.py", "test_search_fused.py")]
+        result = subprocess.run([*python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_files],
+                                capture_output=True, text=True, cwd=ROOT,
+                                env={**os.environ, "HYPOTHESIS_PROFILE": "deep"})  # fmt: skip
         last = (result.stdout.strip().splitlines() or ["no output"])[-1].strip("= ")
         tests_ok = result.returncode == 0
         tests = last
     fallbacks = {rid: fallback_reason(loaded[rid]) for rid in loaded if fallback_reason(loaded[rid])}
 
-    # 5: check, wall time.
-    say("escoba check sv, wall time")
-    check_walls = []
+    # 6: the conformance suite and check, wall time (interleaved).
+    say("escoba conformance and escoba check sv, wall time")
+    check_walls: list[float] = []
+    conformance_walls: list[float] = []
     for _ in range(3):
-        start = time.perf_counter()
-        subprocess.run([*python, "-m", "escoba", "check", "sv"], check=True, stdout=subprocess.DEVNULL)
-        check_walls.append(time.perf_counter() - start)
+        conformance_walls.append(wall([*python, "-m", "escoba", "conformance"]))
+        check_walls.append(wall([*python, "-m", "escoba", "check", "sv"]))
     check_ms = 1000 * statistics.median(check_walls)
+    conformance_s = statistics.median(conformance_walls)
+    load_walls = os.getloadavg()[0]
 
     # 6: the cluster against one process.
     say("escoba simulate sv --hands 10000 --format json, --jobs 1 and --cluster local --jobs 2")
@@ -132,6 +162,9 @@ def main() -> int:
         "|---|---|---|",
         f"| `escoba simulate sv --hands {args.hands}`, whole process, ≥ 1.5× the plain loop | {whole_m:,.0f} vs "
         f"{plain_m:,.0f} hands per CPU-second: **{ratio:.2f}×** | {_met(ratio >= 1.5)} |",
+        f"| random playouts from dealt hands as fast as simulated hands (sv, 2 players, in process) | "
+        f"{playout_m:,.0f} playouts vs {sv2:,.0f} hands per CPU-second: {playout_m / sv2:.2f}× | "
+        f"{_met(playout_m >= 0.9 * sv2)} |",
         f"| every bundled ruleset within 25% of sv (2 players, in process) | slowest: {worst_ruleset} at "
         f"{worst_share:.0%} of sv | {_met(worst_share >= 0.75)} |",
         f"| 3 and 4 players no more than 25% below 2 | lowest: {worst_count[0]} at {worst_count[1]} players, "
@@ -139,6 +172,8 @@ def main() -> int:
         f"| the equivalence test passes for every bundled ruleset | {tests}; "
         f"{'no ruleset falls back to Hand' if not fallbacks else 'falls back: ' + ', '.join(fallbacks)} | "
         f"{_met(tests_ok) if tests_ok is not None else '—'} |",
+        f"| the bundled conformance suite (`escoba conformance`) < 4 s wall | {conformance_s:.1f} s (runs: "
+        f"{', '.join(f'{w:.1f}' for w in conformance_walls)}; load average {load_walls:.1f}) | {_met(conformance_s < 4)} |",
         f"| `escoba check sv` < 100 ms wall | {check_ms:.0f} ms (runs: {', '.join(f'{1000 * w:.0f}' for w in check_walls)}) | "
         f"{_met(check_ms < 100)} |",
         f"| `--cluster local` output identical to `--jobs 1` (10,000 hands, `--format json`) | "
@@ -159,11 +194,75 @@ def main() -> int:
         f"The plain loop's runs: {', '.join(f'{v:,.0f}' for v in plain)}; `escoba simulate sv` whole process: "
         f"{', '.join(f'{v:,.0f}' for v in whole)} hands per CPU-second.",
     ]
+    if ceiling:
+        ceiling_m = statistics.median(ceiling)
+        out += [
+            f"The C loop (`{_short(str(Path(yardstick['path']).with_suffix('.c')))}`, `cc -O2`, {c_hands:,} hands a run): "
+            f"{', '.join(f'{v:,.0f}' for v in ceiling)} hands per CPU-second, median {ceiling_m / plain_m:.0f}× the plain "
+            f"loop and {ceiling_m / whole_m:.0f}× `escoba simulate`.",
+        ]
+    out += [
+        "",
+        f"The search bot (`search:{SEARCH_PLAYOUTS}`, greedy playouts, sv, 2 players, {len(positions)} positions): "
+        f"{search_fast:,.1f} decisions per CPU-second with its playouts on the fused path, {search_hand:,.1f} with them "
+        f"on `Hand` ({search_fast / search_hand:.2f}×; the same moves, `tests/test_search_fused.py`).",
+    ]
     if fallbacks:
         out += ["", "Rulesets played by `Hand` (the fused path does not implement a rule they use):", ""]
         out += [f"- {rid}: {why}" for rid, why in fallbacks.items()]
     print("\n".join(out))
     return 0
+
+
+SEARCH_PLAYOUTS = 100
+SEARCH_POSITIONS = 12
+
+
+def build_c_loop(source: Path) -> str | None:
+    """The C yardstick built with `cc -O2` in a temporary folder (None without it or a compiler)."""
+    compiler = shutil.which("cc")
+    if compiler is None or not source.is_file():
+        return None
+    binary = Path(tempfile.mkdtemp(prefix="escoba-bench-")) / "limit_sim"
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True)
+    return str(binary)
+
+
+def search_positions(rules, count: int) -> list:
+    """Positions of seeded sv hands, a few plays in, for the search bot to decide from."""
+    from escoba.engine.hand import Hand, shuffled_decks
+
+    rng = random.Random(3)
+    found = []
+    while len(found) < count:
+        hand = Hand(rules, 2, len(found) % 2, shuffled_decks(rules, rng), record=False)
+        for _ in range(rng.randrange(0, 20)):
+            if hand.to_play is None:
+                break
+            moves = hand.legal_moves()
+            hand.apply(moves[rng.randrange(len(moves))])
+        if hand.to_play is not None:
+            found.append(hand)
+    return found
+
+
+def search_moves_per_second(positions: list, fast: bool) -> float:
+    """Decisions per CPU-second of the search bot's search, playouts fused or on `Hand` (memos
+    warm, as in a bot that has been playing for a while: the first round warms them)."""
+    from escoba.cli.bench import call_cpu
+    from escoba.engine.search import search
+
+    def decide() -> None:
+        for k, hand in enumerate(positions):
+            search(hand, hand.to_play, random.Random(k), playouts=SEARCH_PLAYOUTS, fast=fast)
+
+    return len(positions) / call_cpu(decide)
+
+
+def wall(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
 
 
 def say(text: str) -> None:
