@@ -154,8 +154,8 @@ def main() -> int:
         "",
         f"Measured with `python benchmarks/speed.py` on {date.today().isoformat()}: {platform.python_implementation()} "
         f"{platform.python_version()}, {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, load average "
-        f"{load_before:.1f} at the start and {load_after:.1f} at the end (a shared machine: hands per CPU-second do not "
-        f"count the other work; wall times do). {args.repeat} interleaved rounds, medians. The yardstick is "
+        f"{load_before:.1f} at the start and {load_after:.1f} at the end (a shared machine: other work slows hands per CPU-second "
+        f"a little, through shared caches and memory, and wall times a lot). {args.repeat} interleaved rounds, medians. The yardstick is "
         f"`{_short(yardstick['path'])}`, a plain hand-written Python loop of the sv rules (random play, two players).",
         "",
         "| goal | measured | met |",
@@ -203,9 +203,10 @@ def main() -> int:
         ]
     out += [
         "",
-        f"The search bot (`search:{SEARCH_PLAYOUTS}`, greedy playouts, sv, 2 players, {len(positions)} positions): "
-        f"{search_fast:,.1f} decisions per CPU-second with its playouts on the fused path, {search_hand:,.1f} with them "
-        f"on `Hand` ({search_fast / search_hand:.2f}×; the same moves, `tests/test_search_fused.py`).",
+        f"The search bot (`search:{SEARCH_PLAYOUTS}`, greedy playouts to its horizon, sv, 2 players, {len(positions)} "
+        f"positions): {search_hand:,.1f} decisions per CPU-second with its playouts on `Hand` (the default), "
+        f"{search_fast:,.1f} with them on the fused path (`fused_playouts=True`: {search_fast / search_hand:.2f}×; the "
+        f"same moves, `tests/test_search_fused.py`).",
     ]
     if fallbacks:
         out += ["", "Rulesets played by `Hand` (the fused path does not implement a rule they use):", ""]
@@ -254,7 +255,7 @@ def search_moves_per_second(positions: list, fast: bool) -> float:
 
     def decide() -> None:
         for k, hand in enumerate(positions):
-            search(hand, hand.to_play, random.Random(k), playouts=SEARCH_PLAYOUTS, fast=fast)
+            search(hand, hand.to_play, random.Random(k), playouts=SEARCH_PLAYOUTS, fused_playouts=fast)
 
     return len(positions) / call_cpu(decide)
 

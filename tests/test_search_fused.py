@@ -1,8 +1,8 @@
 """The search bot's playouts on the fused path (`escoba.engine.fused`) are the `Hand` playouts.
 
 `escoba.engine.search` plays each playout out with a light greedy policy (or at random) up to
-a horizon, then scores the position. On a ruleset with a fused form it runs that on the fused
-loop; `search(..., fast=False)` keeps it on `Hand`, the reference. Here both are run from the
+a horizon, then scores the position, on `Hand`; `search(..., fused_playouts=True)` runs the
+playouts on the fused loop instead. Here both are run from the
 same positions with generators in the same state: the leads must be equal to the last bit, the
 generators must end in the same state (the same draws were made), and the state must be left
 as it was. Then whole searches must choose the same move.
@@ -71,7 +71,7 @@ def test_fused_playouts_give_the_leads_of_hand_playouts(ruleset, policy):
 
 @pytest.mark.parametrize("ruleset", ["sv", "fr", "de-jokers"])
 def test_a_search_chooses_the_same_move_either_way(ruleset):
-    """search(…, fast=True) and search(…, fast=False) choose the same move from the same seed,
+    """search(…, fused_playouts=True) and search(…) on Hand choose the same move from the same seed,
     with greedy and with random playouts, and leave their generators in the same state."""
     rules = escoba.load_ruleset(ruleset)
     for players in (2, 4):
@@ -80,8 +80,8 @@ def test_a_search_chooses_the_same_move_either_way(ruleset):
                 continue
             for policy in ("greedy", "random"):
                 a, b = random.Random(k), random.Random(k)
-                fast = search.search(hand, hand.to_play, a, playouts=40, playout=policy, fast=True)
-                slow = search.search(hand, hand.to_play, b, playouts=40, playout=policy, fast=False)
+                fast = search.search(hand, hand.to_play, a, playouts=40, playout=policy, fused_playouts=True)
+                slow = search.search(hand, hand.to_play, b, playouts=40, playout=policy)
                 assert fast == slow and a.getstate() == b.getstate(), (ruleset, players, k, policy)
 
 

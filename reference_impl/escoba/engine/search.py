@@ -17,9 +17,12 @@ The move played is the one tried most often at the root. The budget is a number 
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
-random with `playout="random"`. Both run on the fused simulation path (`escoba.engine.fused`)
-when the ruleset has one, which plays exactly the moves `Hand` would (tests/test_search_fused.py);
-the same seed and budget give the same move either way.
+random with `playout="random"`. They are played on `Hand`; with `fused_playouts=True` they run
+on the fused simulation path (`escoba.engine.fused`) when the ruleset has one, which plays
+exactly the moves `Hand` would (tests/test_search_fused.py): the same seed and budget give the
+same move either way. It is not the default because it does not pay at this horizon: a playout
+is a few moves, and setting up the fused loop's state costs about what those moves save
+(benchmarks/speed.py measures both).
 """
 
 from __future__ import annotations
@@ -69,10 +72,10 @@ def search(
     playouts: int | None = 200,
     seconds: float | None = None,
     playout: str = "greedy",
-    fast: bool = True,
+    fused_playouts: bool = False,
 ) -> Move:
     """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only.
-    `fast=False` plays the playouts on `Hand` (the reference the fused path is tested against)."""
+    `fused_playouts=True` plays the playouts on the fused path: the same moves (see above)."""
     view = hand.view(seat)
     rules = hand.rules
     side_of = hand.side_of
@@ -81,7 +84,7 @@ def search(
     prefer = _preference(worth) if playout == "greedy" else None
     evaluate = _Evaluate(worth, sides)
     finish = _greedy_playout(prefer, evaluate) if prefer is not None else _random_playout(rng, evaluate)
-    kernel = fused.fused(rules) if fast else None
+    kernel = fused.fused(rules) if fused_playouts else None
     if kernel is not None:
         greedy = fused.Greedy(kernel, worth.card, worth.escoba) if prefer is not None else None
         finish = _fused_playout(kernel, greedy, rng, evaluate, finish)
