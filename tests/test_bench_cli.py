@@ -87,7 +87,8 @@ def test_fallback_rulesets_are_listed(capsys, yardstick, monkeypatch):
 
 def test_yardstick_is_found_beside_the_checkout_or_named(monkeypatch, yardstick, tmp_path):
     """--yardstick wins, then ESCOBA_YARDSTICK, then shared/bench/limit_sim.py above the
-    checkout, else escoba/baseline.py (base rules) run as a module."""
+    folder escoba runs in (or above its checkout), else escoba/baseline.py (base rules) run as a
+    module."""
     monkeypatch.delenv("ESCOBA_YARDSTICK", raising=False)
     assert bench.find_yardstick(yardstick)["path"] == yardstick
     monkeypatch.setenv("ESCOBA_YARDSTICK", yardstick)
@@ -99,10 +100,15 @@ def test_yardstick_is_found_beside_the_checkout_or_named(monkeypatch, yardstick,
     monkeypatch.setattr(bench, "YARDSTICK_FILE", Path("no") / "such" / "file.py")
     fallback = bench.find_yardstick()
     assert fallback["rules"] == "base" and fallback["argv"] == [sys.executable, "-m", "escoba.baseline"]
-    shared = ROOT.parent / "shared" / "bench" / "limit_sim.py"
-    if shared.is_file():  # where the project keeps its yardstick: found without being named
-        monkeypatch.setattr(bench, "YARDSTICK_FILE", Path("shared") / "bench" / "limit_sim.py")
-        assert bench.find_yardstick()["path"] == str(shared)
+    # The project's yardstick sits in shared/bench beside the checkout: found from the checkout
+    # without being named, installed escoba or not (CI's is installed, not run from a checkout).
+    shared = tmp_path / "shared" / "bench" / "limit_sim.py"
+    shared.parent.mkdir(parents=True)
+    shared.write_text("print(1)\n")
+    (tmp_path / "checkout").mkdir()
+    monkeypatch.chdir(tmp_path / "checkout")
+    monkeypatch.setattr(bench, "YARDSTICK_FILE", Path("shared") / "bench" / "limit_sim.py")
+    assert bench.find_yardstick()["path"] == str(shared)
 
 
 @pytest.mark.parametrize(

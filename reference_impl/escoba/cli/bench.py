@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- the yardstick
 def find_yardstick(explicit: str | None = None) -> dict[str, Any]:
     """The plain loop to compare with: --yardstick, $ESCOBA_YARDSTICK, shared/bench/limit_sim.py
-    in the folder above the checkout or the one above that, else escoba/baseline.py."""
+    in the folder above the working folder or the checkout (or the one above that), else
+    escoba/baseline.py."""
     given = explicit or os.environ.get("ESCOBA_YARDSTICK")
     if given:
         path = Path(given).expanduser()
@@ -104,8 +105,11 @@ def find_yardstick(explicit: str | None = None) -> dict[str, Any]:
         return {"path": str(path), "argv": [sys.executable, str(path)], "rules": YARDSTICK_RULES, "players": 2}
     import escoba
 
-    checkout = Path(escoba.__file__).resolve().parents[2]  # reference_impl/escoba/__init__.py -> the checkout
-    for folder in (checkout.parent, checkout.parent.parent):
+    # Above the folder escoba runs in (an installed escoba, as CI's, is not in a checkout) and
+    # above the checkout when escoba is run from one (reference_impl/escoba/__init__.py).
+    here = Path.cwd().resolve()
+    checkout = Path(escoba.__file__).resolve().parents[2]
+    for folder in dict.fromkeys((here.parent, here.parent.parent, checkout.parent, checkout.parent.parent)):
         candidate = folder / YARDSTICK_FILE
         if candidate.is_file():
             return {"path": str(candidate), "argv": [sys.executable, str(candidate)], "rules": YARDSTICK_RULES, "players": 2}
