@@ -161,7 +161,7 @@ def test_check_empty_name_is_not_a_directory(capsys: pytest.CaptureFixture[str])
 @pytest.mark.parametrize(
     ("name", "hint"),
     [("nope", ""), ("dx", " (did you mean 'da' or 'de'?)"), ("da-velo", " (did you mean 'da-velo2'?)"),
-     ("escoba-dobel", " (did you mean 'escoba-doble'?)"), ("frr", " (did you mean 'fr'?)"), ("scopa", "")],
+     ("escoba-dobel", " (did you mean 'escoba-doble'?)"), ("frr", " (did you mean 'fr'?)"), ("briscola", ""), ("scopaa", " (did you mean 'scopa'?)")],
 )  # fmt: skip
 def test_unknown_ruleset_suggests_only_close_names(capsys: pytest.CaptureFixture[str], name: str, hint: str) -> None:
     """Did-you-mean names only ids a typo or two away ('nope' gets no 'de-open')."""

@@ -17,10 +17,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import escoba
-from escoba.data import schemas_dir, sources_dir
+from escoba.data import schemas_dir
 from escoba.errors import TranscriptError
+from escoba.rules.sources import quoted_in
 from escoba.transcript import Case, load_case, load_cases
-from escoba.transcript.case import _build, case_from_data, cases_dir, iter_case_files, pin_found, places
+from escoba.transcript.case import REASONS, _build, case_from_data, cases_dir, iter_case_files, pin_found, places
 from escoba.transcript.record import Replay, expected_events, perft_count, probe_reason
 from escoba.transcript.render import render_case
 
@@ -48,7 +49,7 @@ def test_the_corpus_is_small_and_covers_every_group():
     """Few enough cases, small enough files, for a subprocess engine to replay in seconds."""
     groups = {p.parent.name for p in CASE_FILES}
     assert groups == {"coverage", "generated", "perft", "probes", "rules", "text"}
-    assert len(CASE_FILES) <= 160
+    assert len(CASE_FILES) <= 250
     assert sum(p.stat().st_size for p in CASE_FILES) <= 2_000_000
 
 
@@ -103,11 +104,12 @@ def test_source_quotes_are_in_the_sources():
     """A case's quoted sentence occurs in the source file (white space folded)."""
     for c in map(case, CASE_FILES):
         if c.source and c.source.get("quote"):
-            text = " ".join((sources_dir() / c.source["file"]).read_text(encoding="utf-8").split())
-            assert " ".join(c.source["quote"].split()) in text, c.id
+            assert quoted_in(c.source["file"], c.source["quote"]), c.id
 
 
-REASONS = {"not_in_hand", "not_on_table", "wrong_sum", "compulsory", "hand_over", "malformed"}
+# Every refusal class but `priority`, which exists only where a capture kind has a priority
+# (Scopa's single card first): probed by one family case, probe.priority.scopa.
+ESCOBA_REASONS = set(REASONS) - {"priority"}
 
 
 def test_every_refusal_reason_is_probed_by_three_cases():
@@ -117,7 +119,7 @@ def test_every_refusal_reason_is_probed_by_three_cases():
     probed = [case(p) for p in CASE_FILES if case(p).probes()]
     for reason in REASONS:
         having = {c.id for c in probed for _, p in c.probes() if p.reason == reason}
-        assert len(having) >= 3, (reason, having)
+        assert len(having) >= (3 if reason in ESCOBA_REASONS else 1), (reason, having)
     compulsory = {c.ruleset for c in probed for _, p in c.probes() if p.reason == "compulsory"}
     assert {escoba.load_ruleset(r).compulsory for r in compulsory} == {"card", "hand"}
     for p in (c for c in probed if c.probe is not None):
@@ -142,7 +144,7 @@ def test_probes_among_the_moves_try_every_shape_of_illegal_move():
             elif isinstance(move, dict):
                 shapes.add("take not a list")
         assert shapes >= {"twice", "unknown code", "take not a list"}, c.id
-        assert {p.reason for _, p in c.probes()} == REASONS, c.id
+        assert {p.reason for _, p in c.probes()} == ESCOBA_REASONS, c.id
 
 
 def test_a_refusal_changes_nothing_in_the_reference():

@@ -14,13 +14,15 @@ A mutant is a small patch of the reference engine through one of `ReferenceEngin
 - the `play` and `legal` commands themselves: a refusal with the wrong reason or kind, a
   refused move that still changes the hand, a move read off the wire wrongly.
 
-Left out on purpose: "a sweep on the last play counts where the ruleset says it does not". It
-is an equivalent mutant for every bundled ruleset: the only one with `escoba_on_last_play: false`
-(last-play-no-escoba) has no jokers and nothing set aside, its 40 cards are worth 220 ≡ 10
-(mod 15) and every capture takes a multiple of 15, so cards are always left after the last play
-and no case can tell the two readings apart. (The other direction is a real mutant: where the
-opening table is set aside (de) or jokers are in play a last-play sweep happens, see
-`last-play-escoba-ignored`.)
+Every rule point of the capture kinds has its mutant too: Escoba's sum read everywhere, the
+priorities ignored, and a sweep on the last play counted where the ruleset says it is not
+(`last-play-escoba-counted`). With Escoba's 15 that last one is an equivalent mutant for every
+bundled Escoba ruleset: the only one with `escoba_on_last_play: false` (last-play-no-escoba)
+has no jokers and nothing set aside, its 40 cards are worth 220 ≡ 10 (mod 15) and every capture
+takes a multiple of 15, so cards are always left after the last play. Scopa, capturing by a
+card's own value, sweeps on the last play, and its golden case catches it. (The other
+direction is a real mutant wherever the opening table is set aside (de) or jokers are in play,
+see `last-play-escoba-ignored`.)
 
 `MUTANTS[name]` is the engine class; `tests/engines/mutant_engine.py NAME` serves one over
 stdin/stdout, for runs through the real subprocess path.
@@ -140,6 +142,36 @@ rules_mutant(
 rules_mutant(
     "any-combination-as-whole-table", "the opening rule acts only when the whole table makes 15",
     replace(opening_trigger=lambda r: "all_cards"),
+)  # fmt: skip
+rules_mutant(
+    "opening-total-as-split", "an opening table that adds up to 30 counts only if it splits into two 15s",
+    replace(opening_trigger=lambda r: "all_cards" if r.opening_trigger == "total" else r.opening_trigger),
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------- capture kinds
+def kinds(change: Callable[[tuple[tuple[str, str], ...]], tuple[tuple[str, str], ...]]) -> Callable[[Rules], Rules]:
+    """`rules` whose capture finder reads the capture kinds as `change(kinds)`."""
+
+    def apply(rules: Rules) -> Rules:
+        f = rules.finder
+        found = change(rules.capture_kinds)
+        return dataclasses.replace(rules, finder=CaptureFinder(f.value, f.is_joker, rules.target or 15, f.low, f.high, found))
+
+    return apply
+
+
+rules_mutant(
+    "kinds-ignored", "every card captures by making 15 with table cards, whatever capture.kinds says",
+    kinds(lambda k: (("target", "none"),)),
+)  # fmt: skip
+rules_mutant(
+    "priorities-ignored", "a capture kind's priority (a single card first, the fewest cards) is not applied",
+    kinds(lambda k: tuple((total, "none") for total, _ in k)),
+)  # fmt: skip
+rules_mutant(
+    "last-play-escoba-counted", "a sweep on the hand's last play is an escoba even where the ruleset says it is not",
+    replace(escoba_on_last_play=lambda r: True),
 )  # fmt: skip
 
 

@@ -40,6 +40,22 @@ COMMON: dict[str, str] = {
 }
 
 
+def _kinds_alternatives(rules: Any) -> list[tuple[str, Any]]:
+    """Other readings of what a card may take, as (feature value, rules): Escoba's sum alone,
+    and the ruleset's own kinds without their priorities."""
+    from escoba.engine.capture import DEFAULT_KINDS, CaptureFinder
+
+    own = tuple(rules.capture_kinds)
+    readings = [DEFAULT_KINDS, tuple((total, "none") for total, _ in own)]
+    found = []
+    f = rules.finder
+    for kinds in dict.fromkeys(k for k in readings if k != own):
+        finder = CaptureFinder(f.value, f.is_joker, rules.target or 15, f.low, f.high, kinds)
+        value = ",".join(sorted(t + ("" if p == "none" else f"-{p}") for t, p in kinds))
+        found.append((value, dataclasses.replace(rules, capture_kinds=kinds, finder=finder)))
+    return found
+
+
 def common_exercised(case: Any) -> list[str]:
     """The common points a case's expected events exercise."""
     kinds = {e.get("event") for e in case.expect}
@@ -199,7 +215,7 @@ class Attributor:
         found.append(("deal.table_first", "no" if r.table_first else "yes", dataclasses.replace(r, table_first=not r.table_first)))
         # The narrower readings first: no opening at all is also what `action: none` gives.
         found += [("opening_table.max_groups", str(v), dataclasses.replace(r, opening_max_groups=v)) for v in (1, 2) if v != r.opening_max_groups]
-        found += [("opening_table.trigger", v, dataclasses.replace(r, opening_trigger=v)) for v in ("all_cards", "any_combination") if v != r.opening_trigger]
+        found += [("opening_table.trigger", v, dataclasses.replace(r, opening_trigger=v)) for v in ("all_cards", "any_combination", "total") if v != r.opening_trigger]
         found += [("opening_table.escobas", v, dataclasses.replace(r, opening_escobas=v)) for v in ("none", "one", "per_group") if v != r.opening_escobas]
         found.append(("capture.joker_escobas_score", "no" if r.joker_escobas_score else "yes", dataclasses.replace(r, joker_escobas_score=not r.joker_escobas_score)))
         found += [("opening_table.action", v, dataclasses.replace(r, opening_action=v)) for v in ("dealer_takes", "set_aside", "redeal", "none") if v != r.opening_action]
@@ -227,6 +243,10 @@ class Attributor:
             event = legal_event(Hand.from_json(alt, snapshot, record=False), getattr(self.case, "legal", "moves"))
             if same(event, o):
                 return ("capture.compulsory", value)
+        for value, alt in _kinds_alternatives(self.rules):
+            event = legal_event(Hand.from_json(alt, snapshot, record=False), getattr(self.case, "legal", "moves"))
+            if same(event, o):
+                return ("capture.kinds", value)
         return None
 
     def _perft(self, d: Divergence) -> tuple[str, str | None] | None:

@@ -1,0 +1,156 @@
+"""Escoba's family (spec/family/) and the event house rules: registered, cited, and data only.
+
+The family rulesets quote third-party pages that are kept as excerpt files (spec/sources/):
+each has its header, stores nothing that no ruleset quotes, and every family ruleset cites them.
+No family or house ruleset needed Python of its own: the engine and the rules code never name
+one. `escoba diff base scopa --format markdown` is in the docs, produced here.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import escoba
+from escoba.data import sources_dir, spec_dir
+from escoba.rules import bundled_ids, load_resolved
+from escoba.rules.resolve import citations
+from escoba.rules.sources import fold, is_excerpts, split_excerpts
+from escoba.transcript import load_cases
+
+ROOT = Path(__file__).parents[1]
+FAMILY = ("scopa", "scopone", "scopone-classico", "escova", "cirulla")
+EVENT_HOUSE_RULES = ("velo-escoba-double", "last-capture-point", "seven-escobas-double", "no-first-play-escoba",
+                     "figure-sweep-bonus")
+EXCERPTS = sorted(p for p in sources_dir().glob("*.txt") if is_excerpts(p.read_text(encoding="utf-8")))
+DIFF_DOC = ROOT / "docs" / "diff-base-scopa.md"
+DIFF_ARGS = ["diff", "base", "scopa", "--format", "markdown", "--hands", "200", "--seed", "0"]
+
+
+def _quotes(doc: dict) -> list[tuple[str, str]]:
+    """(source file, quote) of every citation, unsupported entry and erratum of a document."""
+    found = [c for _, c in citations(doc)] + list(doc.get("unsupported") or []) + list(doc.get("errata") or [])
+    out = []
+    for c in found:
+        quote = c.get("quote")
+        for piece in quote if isinstance(quote, list) else [quote] if quote else []:
+            out.append((str(c["source"]), piece))
+    return out
+
+
+def test_the_family_is_bundled_as_family_rulesets():
+    """Each family game is a bundled id, a file in spec/family/, of kind family; each house rule in spec/house/."""
+    ids = bundled_ids()
+    for ruleset in FAMILY:
+        resolved = load_resolved(ruleset)
+        assert ruleset in ids and resolved.kind == "family"
+        assert resolved.files[-1].path.parent == (spec_dir() / "family").resolve()
+    for ruleset in EVENT_HOUSE_RULES:
+        assert load_resolved(ruleset).kind == "house" and escoba.load_ruleset(ruleset).needs_history
+
+
+def test_family_rulesets_cite_excerpt_files():
+    """A family ruleset's own citations name excerpt files (or mark a default), and every excerpt file is cited."""
+    excerpt_names = {p.name for p in EXCERPTS}
+    cited: set[str] = set()
+    for ruleset in FAMILY:
+        own = load_resolved(ruleset).files[-1].data
+        sources = {c["source"] for _, c in citations(own)} | {i["source"] for i in own.get("unsupported") or [] if "source" in i}
+        assert sources - {"outside"} <= excerpt_names, ruleset
+        assert sources & excerpt_names, ruleset
+        for _, c in citations(own):
+            if c["source"] == "outside":
+                assert c["status"] == "default" and c.get("note"), (ruleset, c)
+        cited |= {s for s, _ in _quotes(load_resolved(ruleset).doc)}
+    assert excerpt_names <= cited
+
+
+@pytest.mark.parametrize("path", EXCERPTS, ids=lambda p: p.name)
+def test_an_excerpt_file_names_its_page(path: Path):
+    """An excerpt file has its URL, title, language, retrieval date and storage note, then passages."""
+    header, passages = split_excerpts(path.read_text(encoding="utf-8"))
+    assert list(header) == ["url", "title", "language", "retrieved", "stored"], path.name
+    assert re.fullmatch(r"https?://\S+", header["url"]) and header["title"]
+    assert re.fullmatch(r"[a-z]{2}", header["language"])
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", header["retrieved"])
+    assert header["stored"].startswith("excerpts only")
+    assert passages and all(passages)
+
+
+def test_every_stored_passage_is_quoted():
+    """No excerpt file stores a passage that no ruleset or golden case quotes: only quotes are kept."""
+    quotes: dict[str, list[str]] = {}
+    for ruleset in bundled_ids():
+        for source, quote in _quotes(load_resolved(ruleset).doc):
+            quotes.setdefault(source, []).append(fold(quote))
+    for case in load_cases(replay=False):
+        if case.source and case.source.get("quote"):
+            quotes.setdefault(case.source["file"], []).append(fold(case.source["quote"]))
+    for path in EXCERPTS:
+        for passage in split_excerpts(path.read_text(encoding="utf-8"))[1]:
+            assert any(q in fold(passage) for q in quotes.get(path.name, [])), f"{path.name}: {passage[:60]}…"
+
+
+def test_no_family_or_house_ruleset_is_named_in_the_engine():
+    """The engine and the rules code name no family or house ruleset: every rule is data."""
+    house = [p.stem for p in (spec_dir() / "house").glob("*.yaml")]
+    ids = [*FAMILY, *house]
+    assert set(EVENT_HOUSE_RULES) <= set(house)
+    code = ROOT / "reference_impl" / "escoba"
+    for folder in ("engine", "rules"):
+        for path in (code / folder).rglob("*"):
+            if path.suffix not in (".py", ".lark"):
+                continue
+            text = path.read_text(encoding="utf-8")
+            for ruleset in ids:
+                found = re.search(rf"(?<![\w-]){re.escape(ruleset)}(?![\w-])", text, re.IGNORECASE)
+                assert found is None, f"{path.relative_to(ROOT)} names the ruleset {ruleset!r}"
+
+
+def test_diff_base_scopa_is_in_the_docs():
+    """docs/diff-base-scopa.md is exactly `escoba diff base scopa --format markdown --hands 200 --seed 0`."""
+    out = subprocess.run([sys.executable, "-m", "escoba", *DIFF_ARGS], capture_output=True, text=True, check=True).stdout
+    assert DIFF_DOC.read_text(encoding="utf-8") == out, (
+        f"docs/diff-base-scopa.md is out of date: run `escoba {' '.join(DIFF_ARGS)} > docs/diff-base-scopa.md`"
+    )
+
+
+PARENT = {ruleset: "base" for ruleset in EVENT_HOUSE_RULES}
+CHANGED = {  # the points the diff shows, and how many
+    "velo-escoba-double": (["escobas: measure"], 1),
+    "seven-escobas-double": (["escobas: measure"], 1),
+    "no-first-play-escoba": (["escobas: measure"], 1),
+    "last-capture-point": (["last-capture: category"], 1),
+    "figure-sweep-bonus": (["figure-sweeps: category", "values: figures"], 2),
+}
+
+
+@pytest.mark.parametrize("ruleset", [*EVENT_HOUSE_RULES, *FAMILY])
+def test_checks_plays_simulates_and_diffs_against_its_parent(ruleset, capsys, monkeypatch):
+    """Each event house rule and family game checks, plays a game with bots, simulates, and
+    diffs against its parent (a family game against base): the commands a user runs."""
+    from escoba.cli import main as cli
+
+    def run(*argv: str) -> tuple[int, str]:
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err, err
+        return code, out
+
+    players = str(escoba.load_ruleset(ruleset).player_counts[-1 if ruleset.startswith("scopone") else 0])
+    assert run("check", ruleset)[0] == 0
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO(""))
+    code, out = run("play", ruleset, "--auto", "--seed", "5", "--players", players, "--target", "5")
+    assert code == 0 and "Match over:" in out, out[-400:]
+    code, out = run("simulate", ruleset, "--hands", "60", "--players", players)
+    assert code == 0
+    parent = load_resolved(ruleset).doc.get("resolved_from", ["base"])[-2] if ruleset in EVENT_HOUSE_RULES else "base"
+    code, out = run("diff", parent, ruleset, "--hands", "40", "--players", players)
+    assert code == 0
+    if ruleset in CHANGED:
+        points, count = CHANGED[ruleset]
+        assert all(p in out for p in points) and f"Rules that differ: {count} of" in out, out[:800]
