@@ -36,6 +36,7 @@ import pyspiel
 
 import escoba
 from escoba.engine.hand import MAX_REDEALS, DeckError, Hand, Move
+from escoba.engine.history import Capture, SideHistory
 from escoba.engine.view import View
 from escoba.rules import bundled_ids
 from escoba.rules.compile import Rules
@@ -54,10 +55,21 @@ def _utility_bound(rules: Rules) -> float:
     whole deck and on an escoba per card, the largest a measure of one hand can reach)."""
     size = len(rules.deck)
     cards = list(rules.deck.cards)
+    # Event measures read the hand's history: the most a hand can hold is every card played
+    # once, each a sweep, first and last play at once, in whichever deal round a measure asks for.
+    histories: list[SideHistory | None] = [None]
+    if rules.needs_history:
+        everything = (1 << size) - 1
+        rounds = -(-size // max(1, rules.hand_size))
+        histories = [SideHistory(tuple(Capture(c, everything, r, True, True, True) for c in cards), True)
+                     for r in range(1, rounds + 1)]  # fmt: skip
+        histories.append(SideHistory((), False))
     bound = 0.0
     for cat in rules.categories:
         if cat.policy == "per_unit" and cat.measure is not None:
-            reach = [abs(float(v)) for v in (cat.measure(cards, size), cat.measure([], size), cat.measure(cards, 0))
+            measure = cat.measure
+            reach = [abs(float(v)) for h in histories
+                     for v in (measure(cards, size, h), measure([], size, h), measure(cards, 0, h))
                      if isinstance(v, (int, float))]  # fmt: skip
             bound += abs(cat.points) * max([size, *reach])
         else:
