@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import escoba
-from escoba.data import sources_dir, spec_dir
+from escoba.data import data_root, sources_dir, spec_dir
 from escoba.rules import bundled_ids, load_resolved
 from escoba.rules.resolve import citations
 from escoba.rules.sources import fold, is_excerpts, split_excerpts
@@ -113,7 +113,9 @@ def test_no_family_or_house_ruleset_is_named_in_the_engine():
 
 def test_diff_base_scopa_is_in_the_docs():
     """docs/diff-base-scopa.md is exactly `escoba diff base scopa --format markdown --hands 200 --seed 0`."""
-    out = subprocess.run([sys.executable, "-m", "escoba", *DIFF_ARGS], capture_output=True, text=True, check=True).stdout
+    # Run where the documented paths (spec/…) are, in a checkout or an installed escoba alike.
+    out = subprocess.run([sys.executable, "-m", "escoba", *DIFF_ARGS], capture_output=True, text=True, check=True,
+                         cwd=data_root()).stdout
     assert DIFF_DOC.read_text(encoding="utf-8") == out, (
         f"docs/diff-base-scopa.md is out of date: run `escoba {' '.join(DIFF_ARGS)} > docs/diff-base-scopa.md`"
     )
