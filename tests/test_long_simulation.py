@@ -50,9 +50,33 @@ def makes_target(rules, cards) -> bool:
     return jokers * min(deck.rank_values) <= rest <= jokers * max(deck.rank_values)
 
 
+def kind_takes(rules, total: str, card: int, take: tuple[int, ...]) -> bool:
+    """One capture kind restated: `target`, the played and taken cards make the target;
+    `card`, the taken cards add up to the played card's own value."""
+    if total == "target":
+        return makes_target(rules, (card, *take))
+    return sum(rules.deck.value[c] for c in take) == rules.deck.value[card]
+
+
+def allowed_captures(rules, card: int, table: list[int]) -> set[Move]:
+    """Brute force over every subset of the table: what each capture kind allows after its
+    priority (a single card first; the fewest cards), all kinds together."""
+    subsets = [take for size in range(1, len(table) + 1) for take in itertools.combinations(sorted(table), size)]
+    found: set[Move] = set()
+    for total, priority in rules.capture_kinds:
+        fits = [take for take in subsets if kind_takes(rules, total, card, take)]
+        if fits and priority == "single_card" and any(len(t) == 1 for t in fits):
+            fits = [t for t in fits if len(t) == 1]
+        elif fits and priority == "fewest_cards":
+            fits = [t for t in fits if len(t) == min(map(len, fits))]
+        found.update(Move(card, take) for take in fits)
+    return found
+
+
 def check_legal_moves(hand: Hand) -> None:
-    """Every legal capture takes table cards that make the target with a held card; on small
-    tables, every such capture is listed; placements follow the compulsory rule."""
+    """Every legal capture takes table cards that make some capture kind's sum with a held card;
+    on small tables, the captures are exactly what each kind and its priority allow; placements
+    follow the compulsory rule."""
     rules, seat = hand.rules, hand.to_play
     held, table = hand.hands[seat], hand.table
     legal = hand.legal_moves()
@@ -63,17 +87,15 @@ def check_legal_moves(hand: Hand) -> None:
         assert move.card in held
         assert set(move.take) <= set(table) and len(set(move.take)) == len(move.take)
         if move.take:
-            assert makes_target(rules, (move.card, *move.take)), move
+            assert any(kind_takes(rules, total, move.card, move.take) for total, _ in rules.capture_kinds), move
             captures.add(move)
     can_capture = {card: False for card in held}
     if len(table) <= BRUTE_FORCE_TABLE:
-        found = set()
+        found: set[Move] = set()
         for card in held:
-            for size in range(1, len(table) + 1):
-                for take in itertools.combinations(sorted(table), size):
-                    if makes_target(rules, (card, *take)):
-                        found.add(Move(card, take))
-                        can_capture[card] = True
+            mine = allowed_captures(rules, card, table)
+            found |= mine
+            can_capture[card] = bool(mine)
         assert captures == found
     else:
         for move in captures:
