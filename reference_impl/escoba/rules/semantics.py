@@ -310,7 +310,9 @@ class _Checker:
         known = source_files()
         if source in known:
             return True
-        hint = _did_you_mean(source, known) or f" (known: {', '.join(known)}, outside, house)"
+        # The folder holds one file per page quoted: name a few, count the rest (a message stays one line).
+        shown = ", ".join(known[:KNOWN_SOURCES_SHOWN]) + (f", and {len(known) - KNOWN_SOURCES_SHOWN} more" if len(known) > KNOWN_SOURCES_SHOWN else "")
+        hint = _did_you_mean(source, known) or f" (known: {shown}; outside, house)"
         self.problem(parts, f"no source '{source}' in spec/sources/{hint}")
         return False
 
@@ -339,6 +341,9 @@ class _Checker:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+KNOWN_SOURCES_SHOWN = 5
 
 
 def _did_you_mean(name: str, candidates: Iterable[str]) -> str:
