@@ -121,7 +121,6 @@ def test_diff_base_scopa_is_in_the_docs():
     )
 
 
-PARENT = {ruleset: "base" for ruleset in EVENT_HOUSE_RULES}
 CHANGED = {  # the points the diff shows, and how many
     "velo-escoba-double": (["escobas: measure"], 1),
     "seven-escobas-double": (["escobas: measure"], 1),
