@@ -16,7 +16,12 @@ first:
 2. **another bundled ruleset**, with the points already inferred laid over it (a category
    scored that the hypothesis lacks is no single point).
 
-A change that explains it is adopted and the game is run again; a divergence nothing explains
+A change must also explain every game played before (the engine passed each under the
+hypothesis of its time); when no change of the hypothesis does, each earlier adoption is
+withdrawn in turn (latest first) and the changes of what is left are tried, so that a first
+guess two points could explain (an opening 30 ignored: at most one group, or only a table that
+splits) is corrected by a later game that tells them apart. A change that explains it is
+adopted and the game is run again; a divergence nothing explains
 is reported as "differs: no value of this rule point matches", with its case, and never
 guessed. Games the engine refuses, crashes or times out on decide nothing.
 
@@ -277,7 +282,10 @@ class _Identifier:
         self.sent = load_resolved(sent_name).doc
         self.hypotheses = Hypotheses(folder)
         self.doc: dict = copy.deepcopy(self.sent)
+        self.base: dict = copy.deepcopy(self.sent)  # the hypothesis before the points inferred: sent, or a bundled ruleset
         self.inferred: dict[str, Any] = {}  # point → value, in the order adopted
+        # (case, the engine's events) of every game it passed, and of every divergence explained
+        self.history: list[tuple[dict, list[dict]]] = []
         self.evidence: dict[str, dict] = {}  # point → the game that showed it
         self.players = players
         self.passed: list[tuple[dict, CaseResult]] = []  # (case, result) of games run to their end
@@ -312,20 +320,40 @@ class _Identifier:
         d = first_divergence(said, events)
         return d is None or (d.index >= len(events) and d.observed is None)
 
+    def consistent(self, data: Mapping[str, Any], doc: Mapping[str, Any], events: Sequence[dict]) -> bool:
+        """`doc` explains this game's events and those of every game the engine passed."""
+        return self.explains(data, doc, events) and all(self.explains(d, doc, e) for d, e in self.history)
+
+    def rebuilt(self, inferred: Mapping[str, Any]) -> dict | None:
+        """The hypothesis with only the points of `inferred` set (None if one cannot be)."""
+        doc: dict | None = copy.deepcopy(self.base)
+        for key, value in inferred.items():
+            doc = set_point(doc, key, value) if doc is not None else None
+        return doc
+
     # ------------------------------------------------------------------ explaining a divergence
-    def explain(self, data: dict, result: CaseResult) -> tuple[str, Any, dict] | None:
-        """The smallest change of the hypothesis that explains the engine's events."""
+    def explain(self, data: dict, result: CaseResult) -> tuple[str | None, str | None, Any, dict] | None:
+        """The smallest change of the hypothesis that explains the engine's events and every
+        earlier game: (the point withdrawn or None, the point set or None, its value, the new
+        hypothesis); or ("ruleset", name) as the point set and its value."""
         events = result.events
         assert result.divergence is not None
         point = result.divergence.point
-        options = candidates(self.doc)
-        keys = _order(list(options), point)
-        for key in keys:
-            for value in options[key]:
-                doc = set_point(self.doc, key, value)
-                if doc is not None and self.explains(data, doc, events):
-                    return key, value, doc
-        return self._another_ruleset(data, events)
+        starts: list[tuple[str | None, dict | None]] = [(None, self.doc)]
+        starts += [(k, self.rebuilt({j: v for j, v in self.inferred.items() if j != k})) for k in reversed(self.inferred)]
+        for withdrawn, start in starts:
+            if start is None:
+                continue
+            if withdrawn is not None and self.consistent(data, start, events):
+                return withdrawn, None, None, start
+            options = candidates(start)
+            for key in _order(list(options), point):
+                for value in options[key]:
+                    doc = set_point(start, key, value)
+                    if doc is not None and doc != self.doc and self.consistent(data, doc, events):
+                        return withdrawn, key, value, doc
+        found = self._another_ruleset(data, events)
+        return None if found is None else (None, *found)
 
     def _another_ruleset(self, data: dict, events: Sequence[dict]) -> tuple[str, Any, dict] | None:
         from escoba.diff.points import extract
@@ -338,7 +366,7 @@ class _Identifier:
             points = {p.key: p.meaning for p in extract(doc)}
             ranked.append((sum(points.get(k) != mine.get(k) for k in set(points) | set(mine)), name, doc))
         for _, name, doc in sorted(ranked, key=lambda r: (r[0], r[1])):
-            if doc != self.doc and self.explains(data, doc, events):
+            if doc != self.doc and self.consistent(data, doc, events):
                 return "ruleset", name, doc
         return None
 
@@ -369,6 +397,7 @@ class _Identifier:
             self.cases += 1
             if result.outcome == "pass":
                 self.passed.append((filled, result))
+                self.history.append((filled, list(result.events)))
                 return
             if result.outcome != "fail":
                 self.refused += 1
@@ -380,11 +409,17 @@ class _Identifier:
             if change is None:
                 self.unmatched[point] = Unmatched(point, filled, result)
                 return
-            key, value, doc = change
+            withdrawn, key, value, doc = change
             self.doc = doc
+            self.history.append((filled, list(result.events)))  # what every later change must explain too
+            if withdrawn is not None:
+                self.inferred.pop(withdrawn)
+                self.evidence.pop(withdrawn, None)
+                self.adopted.append(f"game {game}: {withdrawn} withdrawn")
             if key == "ruleset":
+                self.base = copy.deepcopy(next(d for n, d, _ in bundled() if n == value))
                 self.adopted.append(f"game {game}: the rules of {value}")
-            else:
+            elif key is not None:
                 self.inferred[key] = value
                 self.evidence.setdefault(key, filled)
                 self.adopted.append(f"game {game}: {key} = {_shown(value)}")

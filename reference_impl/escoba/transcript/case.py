@@ -241,10 +241,15 @@ def is_ruleset_path(ruleset: str) -> bool:
 def ruleset_file(ruleset: str, case_path: Path | None) -> Path:
     """The ruleset file a case names by a path relative to the case file. Cases may come from
     anyone, so the file must be inside the case's own folder (or below it): no absolute path,
-    no `..`, no symbolic link leading out. A case not read from a file (built in memory) is
-    relative to the working folder."""
-    base = case_path.parent if case_path is not None else Path(".")
-    where = case_path if case_path is not None else Path("<case>")
+    no `..`, no symbolic link leading out. A case not read from a file was built in memory by
+    escoba itself (escoba identify's hypotheses, in its scratch folder): its path is taken as
+    written, relative to the working folder."""
+    if case_path is None:
+        if not Path(ruleset).is_file():
+            raise _error(Path("<case>"), "$.ruleset", f"no ruleset file {ruleset}")
+        return Path(ruleset)
+    base = case_path.parent
+    where = case_path
     relative = Path(ruleset)
     if relative.is_absolute() or ".." in relative.parts or "\\" in ruleset:
         raise _error(where, "$.ruleset", f"{ruleset!r}: a ruleset file is named by a path inside the case's folder (no absolute path, no '..')")
