@@ -226,6 +226,10 @@ def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
     for key, values in _schema_values().items():
         for value in values:
             add(key, value, value)
+    for key, items in _schema_arrays().items():
+        if key in own:
+            for value in _array_readings(own[key].value, items):
+                add(key, value, _meaning_of(doc, key, value))
     meanings = _Meanings(doc)
     for key, point in own.items():
         if key.startswith("scoring.") and key.count(".") == 1:
@@ -239,6 +243,50 @@ def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
             for n in range(5):
                 add(key, n, n)
     return {k: [v for v, _ in vs] for k, vs in found.items() if vs}
+
+
+def _array_readings(value: Any, items: Mapping[str, Any]) -> list[list[dict]]:
+    """The near readings of a list of objects whose fields the schema enumerates (capture
+    kinds): one field of one item changed, one item left out, one item added."""
+    current = [dict(item) for item in value] if isinstance(value, list) else []
+    fields = {name: spec["enum"] for name, spec in (items.get("properties") or {}).items() if "enum" in spec}
+    found: list[list[dict]] = []
+    for i, item in enumerate(current):
+        for name, options in fields.items():
+            for option in options:
+                if item.get(name) != option:
+                    found.append([*current[:i], {**item, name: option}, *current[i + 1 :]])
+        if len(current) > 1:
+            found.append(current[:i] + current[i + 1 :])
+    if len(current) < items.get("maxItems", 1):
+        from itertools import product
+
+        for combination in product(*fields.values()):
+            found.append([*current, dict(zip(fields, combination))])
+    return found
+
+
+def _meaning_of(doc: Mapping[str, Any], key: str, value: Any) -> Any:
+    """What `value` means at point `key` (two spellings of one rule mean the same)."""
+    from escoba.diff.points import SECTION_SPECS
+
+    spec = next((sp for sp in SECTION_SPECS if f"{sp.section}.{sp.key}" == key), None)
+    return spec.meaning(value, doc) if spec is not None else value
+
+
+@functools.cache
+def _schema_arrays() -> dict[str, dict]:
+    """Each key of a section whose value is a list of objects, with the schema of its items
+    (and its maxItems)."""
+    from escoba.data import schemas_dir
+
+    schema = json.loads((schemas_dir() / "ruleset.schema.json").read_text(encoding="utf-8"))
+    found: dict[str, dict] = {}
+    for section, body in schema.get("properties", {}).items():
+        for key, spec in (body.get("properties") or {}).items() if isinstance(body, dict) else ():
+            if isinstance(spec, dict) and spec.get("type") == "array" and isinstance(spec.get("items"), dict) and spec["items"].get("type") == "object":
+                found[f"{section}.{key}"] = {**spec["items"], "maxItems": spec.get("maxItems", 1)}
+    return found
 
 
 def _award_readings(award: Mapping[str, Any], meanings: Any) -> list[dict]:
