@@ -262,3 +262,24 @@ def test_random_moves_round_trip(data):
     cards = data.draw(st.lists(st.sampled_from(list(deck.cards)), min_size=1, max_size=8, unique=True))
     move = Move(cards[0], tuple(sorted(cards[1:])))
     assert parse_move(format_move(move, deck, ascii=data.draw(st.booleans())), deck) == move
+
+
+def test_the_plain_spelling_is_read_as_the_grammar_reads_it():
+    """Moves written as escoba writes them (canonical or ASCII names, 'x', single spaces) are
+    read by a lookup that gives the grammar's move for each, in every bundled deck; anything
+    else (spacing, case, a card twice, a word the deck lacks) is left to the grammar."""
+    import random
+
+    from escoba.notation import _grammar_move, _plain_move
+
+    rng = random.Random(7)
+    for rid in bundled_ids():
+        deck = escoba.load_ruleset(rid).deck
+        for _ in range(60):
+            card, *taken = rng.sample(range(len(deck.code)), rng.randint(1, 5))
+            for ascii in (False, True):
+                text = format_move((card, tuple(taken)), deck, ascii=ascii)
+                assert _plain_move(text, deck) == _grammar_move(text, deck), (rid, text)
+        code = deck.code[0]
+        for other in (f" {code}", f"{code}  x {deck.code[1]}", f"{code} x", f"{code} x {code}", code.lower() + "?", f"{code} X {deck.code[1]}"):
+            assert _plain_move(other, deck) is None, (rid, other)
