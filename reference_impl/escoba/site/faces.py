@@ -70,6 +70,7 @@ class Faces:
             code = f"X{j}"
             self.info[code] = CardInfo(code, "★", "★", "joker", "", f"Comodín {j}")
         self._html: dict[tuple[str, str], Markup] = {}
+        self._labels: dict[str, Markup] = {}
 
     def card(self, code: str, extra: str = "") -> Markup:
         key = (code, extra)
@@ -97,6 +98,12 @@ class Faces:
 
     def label(self, code: str) -> Markup:
         """A card as text in both face styles (`S♠` or `Kn♠`); the page shows one."""
+        hit = self._labels.get(code)  # a site writes each card's label tens of thousands of times
+        if hit is None:
+            hit = self._labels[code] = self._label(code)
+        return hit
+
+    def _label(self, code: str) -> Markup:
         info = self.info.get(code)
         if info is None or info.picture == "joker" or info.spanish == info.french:
             return Markup("{}{}").format(info.spanish if info and info.picture != "joker" else code, info.symbol if info else "")
