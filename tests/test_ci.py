@@ -122,3 +122,20 @@ def test_an_engine_that_dies_before_hello_says_why(capsys, tmp_path):
     assert main(["conformance", "--engine", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "it said: Error: Cannot find module engine.js" in err
+
+
+def test_several_engines_write_a_list_of_reports_the_schema_describes(capsys):
+    """With two --engine options, --format json prints one report per engine, in the order
+    given, and schemas/report.schema.json accepts the list (and each report alone)."""
+    from jsonschema import Draft202012Validator
+
+    from escoba.data import schemas_dir
+
+    schema = Draft202012Validator(json.loads((schemas_dir() / "report.schema.json").read_text(encoding="utf-8")))
+    assert main(["conformance", "--engine", REFERENCE, "--engine", MUTANT, *CASES, "--format", "json"]) == 1
+    reports = json.loads(capsys.readouterr().out)
+    assert [r["engine"]["command"] for r in reports] == [REFERENCE, MUTANT]
+    assert [r["ok"] for r in reports] == [True, False]
+    assert not list(schema.iter_errors(reports))
+    assert not list(schema.iter_errors(reports[1]))
+    assert list(schema.iter_errors([reports[0]]))  # a list holds several engines' reports
