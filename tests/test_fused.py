@@ -89,13 +89,14 @@ def _compare(group: list[str], players: int, hands: int) -> list[str]:
             "piles": ([_mask(p) for p in hand.piles], out.piles),
             "set aside": (_mask(hand.set_aside), out.set_aside),
             "escobas": (hand.escobas, out.escobas),
+            "history": (hand.history(), out.history),  # None unless the ruleset's measures read it
         }
         differ = [what for what, (a, b) in played.items() if a != b]
         for rules, kernel in kernels:
             if kernel is None:
                 continue
-            scores = score_hand(rules, hand.piles, hand.escobas)
-            category_points, points = kernel.score(out.piles, out.escobas)
+            scores = score_hand(rules, hand.piles, hand.escobas, hand.history())
+            category_points, points = kernel.score(out.piles, out.escobas, out.history)
             if category_points != [p for s in scores for p in s.points]:
                 differ.append(f"{rules.id}'s category points")
             if points != [sum(s.points[side] for s in scores) for side in range(len(hand.piles))]:
@@ -136,7 +137,7 @@ def test_every_bundled_ruleset_runs_fused():
 def test_playouts_equal_random_play_on_the_hand():
     """playout(hand, rng) gives the points random_bot(rng) reaches from the same position, and
     leaves the hand as it was, from positions part way through hands of several rulesets."""
-    for ruleset in ("base", "sv", "de-jokers", "fr", "de"):
+    for ruleset in ("base", "sv", "de-jokers", "fr", "de", "cirulla", "scopa", "seven-escobas-double", "last-capture-point"):
         rules = escoba.load_ruleset(ruleset)
         for players in rules.player_counts:
             for i in range(30):
@@ -183,7 +184,7 @@ def test_fused_scoring_equals_score_category_on_random_piles(ruleset):
         piles = [cards[a:b] for a, b in zip([0, *cuts], [*cuts, len(cards)])]
         escobas = [rng.randrange(4) for _ in range(sides)]
         for cat, score in zip(rules.categories, kernel._scoring):
-            assert score([_mask(p) for p in piles], escobas) == list(score_category(cat, piles, escobas).points)
+            assert score([_mask(p) for p in piles], escobas, None) == list(score_category(cat, piles, escobas).points)
 
 
 # --------------------------------------------------------------------------- falling back

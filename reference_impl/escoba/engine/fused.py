@@ -11,8 +11,10 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   its multiset as one integer updated as cards come and go) and its answer is kept as
   positions in the table. Tables in random play hold few cards: a few thousand multisets
   answer nearly every turn, and every ruleset with the same capture search shares them.
-  Without jokers the search is `CaptureFinder.sums`'s (subsets grown card by card, pruned
-  past the largest need) over the values; with jokers it is `CaptureFinder.captures` itself.
+  Without jokers and with Escoba's one capture kind the search is `CaptureFinder.sums`'s
+  (subsets grown card by card, pruned past the largest need) over the values; with jokers or
+  other capture kinds (`sum: card`, priorities: the Italian games) it is
+  `CaptureFinder.captures` itself for a card of each value, so no kind is written twice.
 - **Legal moves counted, not listed.** From those sets the loop counts each held card's
   moves as `Hand.legal_moves` lists them (compulsory capture per card or per hand, or
   optional with the placement first), finds the one the random bot draws, and orders a
@@ -26,6 +28,8 @@ several times faster because it pays once for what `Hand` recomputes at every tu
 - **The deal convention as positions**: the deal plan of an identity order, once per table
   size and dealer, gives the positions read off every shuffled deck.
 - **The opening table** by `opening_of`, kept by the table's values.
+- **The hand's history** (engine/history.py), only for rulesets whose measures read it: each
+  capture recorded as `Hand._remember` records it, and the measures given it at the end.
 
 Which rules it runs is explicit: `FIELDS` names every field of `Rules` and `Category` with
 the values the fused path implements. A ruleset with a field it does not know (a rule point
@@ -44,9 +48,9 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
-from escoba.engine.capture import DEFAULT_KINDS
 from escoba.engine.deal import deal_plan, leader
 from escoba.engine.hand import MAX_REDEALS, Hand, opening_of
+from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.errors import EscobaError
 from escoba.rules.compile import Category, Rules
 
@@ -70,14 +74,16 @@ FIELDS: dict[str, Any] = {
     "if_nobody_captured": {"discard", "dealer"},
     "categories": _ANY,  # each checked below
     "match_target": _ANY, "target_options": _ANY, "tie": _ANY,  # matches, not hands
-    "capture_kinds": {DEFAULT_KINDS},  # the loop's capture search: cards summing to the target, no priority
-    "needs_history": {False},  # measures of the hand's events: the loop keeps no history
+    # Escoba's one kind by the loop's own search over values; any other list of kinds by
+    # `CaptureFinder.captures` itself, remembered by the table's values (`Fused._search`).
+    "capture_kinds": _ANY,
+    "needs_history": _ANY,  # the loop records each capture as `Hand._remember` does (engine/history.py)
 }  # fmt: skip
 CATEGORY_FIELDS: dict[str, Any] = {
     "id": _ANY, "title": _ANY, "points": _ANY, "measure": _ANY, "measure_text": _ANY, "measure_on_mask": _ANY,
     "policy": {"most", "threshold", "holder", "per_unit", "bonus"},
     "ties": {"nobody", "all"}, "more_than": _ANY, "card": _ANY,
-    "needs_history": {False},
+    "needs_history": _ANY,  # scored by `measure_on_mask` with the side's history
 }  # fmt: skip
 
 
@@ -144,6 +150,7 @@ class Outcome:
     set_aside: int  # bitmask
     opening: tuple[int, int, int, int]  # (dealer took the table, opening escobas, set aside, redeals)
     over: bool = True  # False: a playout stopped at its horizon (no points, no leftovers given)
+    history: list[SideHistory] | None = None  # what `Hand.history()` gives, for rulesets that keep it
 
 
 class _Table:
@@ -216,14 +223,17 @@ class Fused:
             self.code_rank[self.code[c]] = 1 << (len(cards) - 1 - c)
         self.bit = tuple(1 << c for c in cards)
         self.jokers = sum(1 << c for c in cards if finder.is_joker[c])
-        # With every card worth at least 1 and no jokers, no capture of a card is a subset of
-        # another of the same card, so ordering captures by `code_rank` masks is exact.
-        self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1
+        # With every card worth at least 1, no jokers and one sum for every kind, no capture of a
+        # card is a subset of another of the same card, so ordering captures by `code_rank`
+        # masks is exact. (With a sum of the card and a sum to the target, a 4 on 1 3 7 takes
+        # 1 3 and 1 3 7: the lists of deck order are then compared themselves.)
+        one_sum = len({total for total, _ in finder.kinds}) == 1
+        self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1 and one_sum
         self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
         self.keys = top + 1
         self.deck = list(cards)
-        # Shared by every ruleset with the same capture search (same values, jokers, target).
-        search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high)
+        # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
+        search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
         self._subsets = _memo(search)  # table values -> what a card of each value can take
         self._captures = _memo((*search, rules.compulsory))  # ... and how many moves each has
         self._openings: dict[int, tuple[str, int, int] | None] = {}
@@ -252,8 +262,8 @@ class Fused:
         Which sets of cards make the target depends only on their values (and joker marks), so
         the answer holds for every table with the same values. Without jokers it is the
         capture search of `CaptureFinder.sums` (subsets grown position by position, pruned past
-        the largest need) run once over the table's values; with jokers, `CaptureFinder.captures`
-        itself for a card of each value key."""
+        the largest need) run once over the table's values; with jokers or capture kinds other
+        than Escoba's, `CaptureFinder.captures` itself for a card of each value key."""
         subsets = self._subsets.get(sig)
         if subsets is None:
             subsets = self._search(table)
@@ -276,7 +286,7 @@ class Fused:
     def _search(self, table: list[int]) -> list:
         shift, unit, finder = self.shift, self.unit, self.rules.finder
         subsets: list = [None] * self.keys
-        if finder.has_jokers:
+        if finder.has_jokers or not finder.simple:
             mask = self.card_mask
             cards = [code & mask for code in table]
             at = {c: i for i, c in enumerate(cards)}.__getitem__
@@ -371,9 +381,11 @@ class Fused:
             hands.append(h)
         code = self.code
         codes = sorted([code[c] for c in table])
+        history: list[list[Capture]] | None = [[] for _ in range(t.sides)] if self.rules.needs_history else None
         outcome = self._play(
-            getrandbits, rng, t, hands, codes, cards, t.first_stop, piles, escobas, last, t.leader, trace, None, None
-        )
+            getrandbits, rng, t, hands, codes, cards, t.first_stop, piles, escobas, last, t.leader, trace, None, None,
+            history, 0, 1,
+        )  # fmt: skip
         outcome.set_aside |= set_aside
         outcome.opening = (taken, opening_escobas, aside, redeals)
         return outcome
@@ -394,11 +406,16 @@ class Fused:
         trace: list | None,
         greedy: Greedy | None,
         horizon: int | None,
+        history: list[list[Capture]] | None,
+        plays: int,
+        deal_round: int,
     ) -> Outcome:
         """Play from a position to the end of the hand: `hands` in deck order, `table` as sorted
         codes, the stock `stock[pos:]`, `seat` to play (and holding a card). Moves are drawn
         at random, or chosen by `greedy`; with a `horizon`, play stops before a move once fewer
-        than `horizon` cards are left to deal and a card of the round has been played."""
+        than `horizon` cards are left to deal and a card of the round has been played.
+        `history` (each side's captures so far, extended in place; None when the ruleset keeps
+        none), `plays` (made so far) and `deal_round` are `Hand.captures`, `.plays`, `.round`."""
         rules = self.rules
         code, card_mask, jokers, unit = self.code, self.card_mask, self.jokers, self.unit
         played = self.played
@@ -415,6 +432,7 @@ class Fused:
         sig = self._sig(table)
         left = sum(map(len, hands))
         full = t.players * rules.hand_size
+        played_before = plays - pos + left  # plays made = played_before + pos - left, as cards are dealt and played
         while True:
             if horizon is not None and stock_end - pos < horizon and left < full:
                 return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
@@ -516,11 +534,18 @@ class Fused:
                     trace.append((seat, card, tuple(sorted(table[p] & card_mask for p in take))))
                 if len(take) == len(table):
                     table = []
-                    if (last_play_escoba or left or pos < stock_end) and not (joker_check and mask & jokers):
+                    swept = (last_play_escoba or left or pos < stock_end) and not (joker_check and mask & jokers)
+                    if swept:
                         escobas[side] += 1
                 else:
+                    swept = False
                     for p in reversed(take):
                         del table[p]
+                if history is not None:  # what Hand._remember records
+                    history[side].append(Capture(
+                        card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
+                        not left and pos >= stock_end, bool(swept),
+                    ))  # fmt: skip
             else:
                 if trace is not None:
                     trace.append((seat, card, ()))
@@ -541,14 +566,18 @@ class Fused:
                     values[s] = list(map(played.__getitem__, dealt))
                     left += len(dealt)
                 pos += left
+                deal_round += 1
                 seat = t.leader
                 while not hands[seat]:
                     seat = nxt[seat]
             else:
                 break
-        return self._finish(t, [c & card_mask for c in table], piles, escobas, last)
+        return self._finish(t, [c & card_mask for c in table], piles, escobas, last, history)
 
-    def _finish(self, t: _Table, table: list[int], piles: list[int], escobas: list[int], last: int | None) -> Outcome:
+    def _finish(
+        self, t: _Table, table: list[int], piles: list[int], escobas: list[int], last: int | None,
+        captures: list[list[Capture]] | None,
+    ) -> Outcome:  # fmt: skip
         rules = self.rules
         set_aside = 0
         if table:
@@ -569,12 +598,20 @@ class Fused:
                 piles[side] |= mask
                 if rules.leftovers_escoba:
                     escobas[side] += 1
-        category_points, points = self.score(piles, escobas)
-        return Outcome(points, category_points, escobas, piles, set_aside, (0, 0, 0, 0))
+        history = None
+        if captures is not None:
+            history = side_histories(captures, t.side_of[last] if last is not None else None)
+        category_points, points = self.score(piles, escobas, history)
+        return Outcome(points, category_points, escobas, piles, set_aside, (0, 0, 0, 0), history=history)
 
-    def score(self, piles: list[int], escobas: list[int]) -> tuple[list[int], list[int]]:
-        """Points per category and side (category major) and per side, for piles as bitmasks."""
-        awards = [score(piles, escobas) for score in self._scoring]
+    def score(
+        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None = None
+    ) -> tuple[list[int], list[int]]:
+        """Points per category and side (category major) and per side, for piles as bitmasks
+        (and each side's history, needed when the ruleset's measures read it)."""
+        if self.rules.needs_history and history is None:
+            raise EscobaError(f"the measures of {self.rules.id} read the hand's history, and none was given")
+        awards = [score(piles, escobas, history) for score in self._scoring]
         return [p for award in awards for p in award], list(map(sum, zip(*awards))) if awards else [0] * len(piles)
 
     # -------------------------------------------------------------- from a given position
@@ -603,9 +640,11 @@ class Fused:
             for c in pile:
                 mask |= bit[c]
             piles.append(mask)
+        history = [list(mine) for mine in hand.captures] if hand.captures is not None else None
         return self._play(
             rng.getrandbits, rng, t, [sorted(h) for h in hand.hands], sorted([code[c] for c in hand.table]),
             hand._stock, hand._next, piles, list(hand.escobas), hand.last_capturer, hand.to_play, trace, greedy, horizon,
+            history, hand.plays, hand.round,
         )  # fmt: skip
 
 
@@ -650,28 +689,45 @@ class Greedy:
 
 
 def _scorer(cat: Category) -> Any:
-    """One category's award as a function of (piles as bitmasks, escobas) -> points per side,
-    by the policies of `escoba.engine.scoring.score_category` (tests/test_fused.py pins them
-    against it)."""
+    """One category's award as a function of (piles as bitmasks, escobas, each side's history
+    or None) -> points per side, by the policies of `escoba.engine.scoring.score_category`
+    (tests/test_fused.py pins them against it)."""
     pts, policy = cat.points, cat.policy
     if policy == "holder":
         card = cat.card
         assert card is not None
-        return lambda piles, escobas: [pts if m >> card & 1 else 0 for m in piles]
-    measure = cat.measure_on_mask
-    assert measure is not None
+        return lambda piles, escobas, history: [pts if m >> card & 1 else 0 for m in piles]
+    on_mask = cat.measure_on_mask
+    assert on_mask is not None
+    if cat.needs_history:
+
+        def measures(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> Any:
+            assert history is not None  # Fused.score checks it
+            return map(on_mask, piles, escobas, history)
+
+    else:
+
+        def measures(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> Any:
+            return map(on_mask, piles, escobas)
+
     if policy == "per_unit":
-        return lambda piles, escobas: [0 if v is None else pts * int(v) for v in map(measure, piles, escobas)]
+        return lambda piles, escobas, history: [
+            0 if v is None else pts * int(v) for v in measures(piles, escobas, history)
+        ]  # fmt: skip
     if policy == "bonus":
-        return lambda piles, escobas: [pts if v is not None and v else 0 for v in map(measure, piles, escobas)]
+        return lambda piles, escobas, history: [
+            pts if v is not None and v else 0 for v in measures(piles, escobas, history)
+        ]  # fmt: skip
     if policy == "threshold":
         bound = cat.more_than
         assert bound is not None
-        return lambda piles, escobas: [pts if v is not None and v > bound else 0 for v in map(measure, piles, escobas)]
+        return lambda piles, escobas, history: [
+            pts if v is not None and v > bound else 0 for v in measures(piles, escobas, history)
+        ]  # fmt: skip
     shared = cat.ties == "all"
 
-    def most(piles: list[int], escobas: list[int]) -> list[int]:
-        values = list(map(measure, piles, escobas))
+    def most(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> list[int]:
+        values = list(measures(piles, escobas, history))
         out = [0] * len(values)
         if None in values:  # some side not eligible: the best among the others
             eligible = [v for v in values if v is not None]

@@ -33,7 +33,9 @@ class Category:
     # needed (and then required) when `needs_history`.
     measure: Callable[..., Any] | None
     measure_text: str | None
-    measure_on_mask: Callable[[int, int], Any] | None  # the same measure of a pile given as a bitmask
+    # the same measure of a pile given as a bitmask: (mask, escobas, history=None), the side's
+    # history needed as for `measure`
+    measure_on_mask: Callable[..., Any] | None
     ties: str = "nobody"  # most: nobody | all
     more_than: float | None = None  # threshold
     card: int | None = None  # holder

@@ -80,15 +80,15 @@ class ExprEnv:
 class Compiled:
     """A checked expression: `fn(cards, escobas, history=None)` evaluates it for one side's pile
     (and, when `needs_history`, the side's `SideHistory` from engine/history.py); `on_mask(bitmask
-    of the pile, escobas)` is the same with the pile as a bitmask of card indices and no history
-    (what the fused simulation path keeps; None when the measure needs the history)."""
+    of the pile, escobas, history=None)` is the same with the pile as a bitmask of card indices
+    (what the fused simulation path keeps; the history is then needed as for `fn`)."""
 
     text: str
     kind: str  # "number" | "bool" | "set"; a measure is never "set" (that is an error)
     canonical: str
     fn: Callable[..., object] = field(compare=False, repr=False)
     needs_history: bool = False
-    on_mask: Callable[[int, int], object] | None = field(default=None, compare=False, repr=False)
+    on_mask: Callable[..., object] | None = field(default=None, compare=False, repr=False)
 
 
 def env_from_deck(deck: dict, values: dict | None) -> ExprEnv:
@@ -1033,7 +1033,7 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
             return plain(cards, escobas, history)
 
     # `inner` reads the mask only when the expression uses the cards (otherwise it is given 0).
-    on_mask = None if needs_history else (lambda m, e: inner(m, e, None))
+    on_mask = inner if needs_history else (lambda m, e, h=None: inner(m, e, None))
     return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history, on_mask)
 
 
