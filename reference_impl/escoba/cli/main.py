@@ -40,7 +40,9 @@ class _Parser(argparse.ArgumentParser):
         super().error(shorten(one_line(message), 300))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, a subcommand's name, just that subcommand (its
+    module alone is imported: `escoba check` does not pay for the other seventeen)."""
     parser = _Parser(
         prog="escoba",
         description="The executable specification of Escoba and its regional rule variants.",
@@ -61,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a folder whose rulesets `extends:` may name by path, besides the folder of the file that names them (repeatable)",
     )  # fmt: skip
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"escoba.cli.{name}")
         except ModuleNotFoundError as missing:  # a partial checkout; tests/test_cli.py pins them all
@@ -90,8 +92,11 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: Sequence[str] 
 def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         tolerate_encoding(stream)  # cp1252 and the like: ASCII stand-ins, not a traceback
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    # A known subcommand first: only its parser is built (its arguments, errors and --help are
+    # the same); anything else (--help, --version, a misspelt command) gets the whole parser.
+    parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
+    args = parser.parse_args(args_list)
     if sys.stdout is None:  # started with its standard output closed (`>&-`)
         print(f"escoba {args.command}: standard output is closed; nothing could be written", file=sys.stderr)
         return 2

@@ -25,6 +25,8 @@ from __future__ import annotations
 import difflib
 import math
 import operator
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -297,8 +299,56 @@ class _Builder(Transformer_NonRecursive):
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
+    """The expression parser. Building its LALR tables costs most of `escoba check`'s start-up,
+    so the built parser is kept in the user's cache folder (`parser_cache_file`) and loaded
+    from there when the grammar, lark and Python are the same; built afresh otherwise."""
+    import hashlib
+
+    import lark
+
     grammar = resources.files(__package__).joinpath("expr.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True)
+    options = {"parser": "lalr", "lexer": "basic", "propagate_positions": True}
+    key = f"{grammar}{sorted(options.items())}{lark.__version__}{sys.version}"
+    path = parser_cache_file(hashlib.sha256(key.encode()).hexdigest()[:32])
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                return Lark.load(f)
+        except Exception:  # none yet, or a file another version left unreadable: built below
+            pass
+    parser = Lark(grammar, **options)
+    if path is not None:
+        part = f"{path}.{os.getpid()}.part"
+        try:  # written whole, then renamed: a reader never sees half a file
+            with open(part, "wb") as f:
+                parser.save(f)
+            os.replace(part, path)
+        except OSError:  # a read-only or full disk: no cache, same parser
+            try:
+                os.unlink(part)
+            except OSError:
+                pass
+    return parser
+
+
+def parser_cache_file(key: str) -> str | None:
+    """Where the built parser with this key is kept: `escoba/expr-KEY.lark` in
+    $XDG_CACHE_HOME or ~/.cache. The file is a pickle, so only in a folder that belongs to this
+    user and that nobody else may write (None otherwise: the parser is then built each time)."""
+    if not hasattr(os, "getuid") or os.environ.get("ESCOBA_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "escoba")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for where in (folder, os.path.join(folder, f"expr-{key}.lark")):
+            if os.path.lexists(where):
+                st = os.lstat(where)
+                if st.st_uid != os.getuid() or st.st_mode & 0o022 or os.path.islink(where):
+                    return None
+    except OSError:
+        return None
+    return os.path.join(folder, f"expr-{key}.lark")
 
 
 _CLOSERS = (("RPAR", "')'"), ("COMMA", "','"), ("ELSE", "'else'"))
