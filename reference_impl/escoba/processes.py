@@ -33,8 +33,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where a pool is made: commands that start none (check) skip it
+    from concurrent.futures import ProcessPoolExecutor
 
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C): 128 + 2
 EXIT_TERMINATED = 143  # SIGTERM: 128 + 15; SIGHUP ends a command the same way
@@ -184,6 +186,7 @@ def worker_pool(
     first. On a normal exit it waits for the tasks; on any exception (an interrupt too) it
     cancels what has not started and kills the workers at once."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     # With a fork server the worker's parent is the server, which ends when this process does.
     parent = os.getpid() if _forks() else -1
