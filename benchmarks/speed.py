@@ -152,7 +152,8 @@ def main() -> int:
     out = [
         "## Performance",
         "",
-        f"Measured with `python benchmarks/speed.py` on {date.today().isoformat()}: {platform.python_implementation()} "
+        f"Measured with `{' '.join(['python', 'benchmarks/speed.py', *sys.argv[1:]])}` on {date.today().isoformat()}: "
+        f"{platform.python_implementation()} "
         f"{platform.python_version()}, {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, load average "
         f"{load_before:.1f} at the start and {load_after:.1f} at the end (a shared machine: other work slows hands per CPU-second "
         f"a little, through shared caches and memory, and wall times a lot). {args.repeat} interleaved rounds, medians. The yardstick is "
