@@ -277,8 +277,14 @@ class Attributor:
             listed = any(isinstance(m, dict) and m.get("card") == (move or {}).get("card") and not m.get("take") for e in before for m in e.get("moves", ()))
             if listed:
                 return ("capture.compulsory", "optional")
-        before = self.observed_chunk((d.chunk or 1) - 1)
-        if before == self.expected_chunk((d.chunk or 1) - 1):  # the same position: the refusal itself
+        # The same position (the deal and every move played or refused before as expected): the
+        # refusal itself. A refused move the engine accepted earlier leaves another position.
+        shaping = ("hand_start", "deal", "table", "opening", "play", "rejected")
+
+        def moves(chunk: Callable[[int], list[dict]]) -> list[dict]:
+            return [e for n in range(d.chunk or 0) for e in chunk(n) if e.get("event") in shaping]
+
+        if moves(self.observed_chunk) == moves(self.expected_chunk):
             return ("common.refusals", None)
         return None
 
@@ -331,7 +337,9 @@ class Attributor:
         name = event.get("category")
         cat = self._category(name)
         text = getattr(cat, "measure_text", None) or ""
-        if text.strip() == "escobas" and self._leftovers_escoba(d):
+        # A measure that counts escobas (`escobas`, or the sweeps of an event house rule) with
+        # one more or one fewer for the side that took the leftovers.
+        if re.search(r"\b(escobas|sweeps)\b", text) and self._leftovers_escoba(d):
             return "leftovers.escoba"
         for table in (self.plan.doc.get("values") or {}):
             if re.search(rf"\b{re.escape(str(table))}\b", text):
@@ -402,7 +410,9 @@ def _award(cat: Any, measures: Sequence[Any]) -> list[int]:
     if cat.policy == "holder":
         piles: list[list[int]] = [[cat.card] if measures[s] else [] for s in range(sides)]
         return list(score_category(cat, piles, [0] * sides).points)
-    given = dataclasses.replace(cat, measure=_measure_of(measures))
+    # The measures are given: the category's own measure (which may read the hand's history)
+    # is not evaluated.
+    given = dataclasses.replace(cat, measure=_measure_of(measures), needs_history=False)
     return list(score_category(given, [[s] for s in range(sides)], [0] * sides).points)
 
 
