@@ -562,10 +562,15 @@ def _sleep_then_pid(seconds: float) -> int:
 def test_a_pool_never_starts_more_processes_than_tasks() -> None:
     """worker_pool(40 jobs, 2 tasks) runs two workers, not 40 (or 41)."""
     me = os.getpid()
+
+    def children() -> set[int]:
+        return {pid for pid, parent in processes._parents().items() if parent == me and alive(pid)} - {me}
+
+    before = children()  # what earlier tests left running (a cluster's processes) is not the pool's
     with processes.worker_pool(40, 2) as pool:
         futures = [pool.submit(_sleep_then_pid, 0.5) for _ in range(2)]
         time.sleep(0.2)
-        workers = {pid for pid, parent in processes._parents().items() if parent == me and alive(pid)} - {me}
+        workers = children() - before
         assert {f.result() for f in futures} <= workers
     assert len(workers) <= 2, workers
 

@@ -50,7 +50,7 @@ def test_the_corpus_is_small_and_covers_every_group():
     groups = {p.parent.name for p in CASE_FILES}
     assert groups == {"coverage", "generated", "perft", "probes", "rules", "text"}
     assert len(CASE_FILES) <= 250
-    assert sum(p.stat().st_size for p in CASE_FILES) <= 2_000_000
+    assert sum(p.stat().st_size for p in CASE_FILES) <= 2_500_000  # 32 rulesets, the family among them
 
 
 def test_ids_are_file_names_and_unique():
