@@ -19,6 +19,7 @@ import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import cache
 
 import escoba
 from escoba.engine.bots import bot_maker
@@ -28,10 +29,17 @@ from escoba.simulate import Z95, derive_seed
 CHUNK = 10
 
 
+@cache
+def load(ruleset: str) -> escoba.Rules:
+    """The ruleset, loaded once per process: the bots' card worths are then measured once too
+    (`escoba.engine.worth` caches them per ruleset object), not once per chunk of matches."""
+    return escoba.load_ruleset(ruleset)
+
+
 def play(task: tuple[str, int, str, str, int, int, int]) -> tuple[float, float, int, float]:
     """(A's total score, A's total lead in points, hands, squares of the scores) of matches start … stop-1."""
     ruleset, players, a, b, seed, start, stop = task
-    rules = escoba.load_ruleset(ruleset)
+    rules = load(ruleset)
     sides = rules.sides(players)
     make_a, make_b = bot_maker(a), bot_maker(b)
     score = lead = squares = 0.0

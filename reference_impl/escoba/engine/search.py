@@ -40,7 +40,6 @@ from escoba.engine.worth import Worth, worth_of
 Finish = Callable[[Hand, int], list[float]]  # plays a state out (to its horizon): each side's lead
 
 EXPLORATION = 0.7  # UCT constant, in units of the spread of the leads seen so far
-POOL = 32  # determinizations per decision at most (fewer for small budgets)
 PRIOR = 8  # playouts' worth of weight given to the greedy judgement of a root move
 
 
@@ -95,7 +94,7 @@ def search(
     judge = Judge(view, worth)
     prior = {m: judge.move(m) for m in hand.legal_moves()}
     base = evaluate(hand)[side_of[seat]]  # the lead now: root values are gains from here
-    pool = POOL if playouts is None else max(4, min(POOL, playouts // 8))
+    root_moves = hand.legal_moves()
     worlds: list[Hand] = []
     deadline = None if seconds is None else time.perf_counter() + seconds
     # Running mean and spread of the leads, so that the exploration term has the rewards' scale.
@@ -106,31 +105,47 @@ def search(
             break
         if deadline is not None and done and time.perf_counter() >= deadline:
             break
-        # A pool of worlds, visited in turn: every move is judged in the same few deals of the
-        # unseen cards (common random numbers), so differences between moves are not luck.
-        if len(worlds) < pool:
-            worlds.append(view.determinize(rng))
-        state = worlds[done % pool].clone()
         done += 1
-        stock = state.stock_size
-        node = root
-        path: list[tuple[Node, int]] = []
         spread = math.sqrt(m2 / (count - 1)) if count > 1 else 1.0
         c = EXPLORATION * max(spread, 0.25)
-        while state.to_play is not None:
+        # The root move first (the root's moves are the same in every world), then the world:
+        # a root move's k-th playout is played in world k, so that every root move is judged
+        # in the same deals of the unseen cards (common random numbers): the differences
+        # between root moves are not the luck of the deal.
+        children = root.children
+        untried = [m for m in root_moves if m not in children]
+        if untried:  # the greedy judge's favourite first
+            first = max(untried, key=lambda m: prior[m])
+            child = children[first] = Node()
+        else:
+            first, best_score = root_moves[0], -math.inf
+            log_n = math.log(done)
+            for m in root_moves:
+                child = children[m]
+                value = (child.total - base * child.visits + PRIOR * prior[m]) / (child.visits + PRIOR)
+                score = value + c * math.sqrt(log_n / child.visits)
+                if score > best_score:
+                    first, best_score = m, score
+            child = children[first]
+        k = child.visits
+        while len(worlds) <= k:
+            worlds.append(view.determinize(rng))
+        state = worlds[k].clone()
+        stock = state.stock_size
+        state.apply(first)
+        node = child
+        path: list[tuple[Node, int]] = [(child, side_of[seat])]
+        while not untried and state.to_play is not None:
             mover = side_of[state.to_play]
             legal = state.legal_moves()
             children = node.children
-            untried = [m for m in legal if m not in children]
+            untried_here = [m for m in legal if m not in children]
             for m in legal:
                 child = children.get(m)
                 if child is not None:
                     child.avail += 1
-            if untried and node is root:  # the greedy judge's favourite first
-                move = max(untried, key=lambda m: prior.get(m, -math.inf))
-            elif untried:  # the move the playout policy likes best: replies are not random guesses
-                move = prefer(state, untried) if prefer is not None else untried[rng.randrange(len(untried))]
-            if untried:
+            if untried_here:  # the move the playout policy likes best: replies are not random guesses
+                move = prefer(state, untried_here) if prefer is not None else untried_here[rng.randrange(len(untried_here))]
                 child = children[move] = Node()
                 child.avail = 1
                 state.apply(move)
@@ -139,11 +154,7 @@ def search(
             best, best_score = None, -math.inf
             for m in legal:
                 child = children[m]
-                if node is root:
-                    value = (child.total - base * child.visits + PRIOR * prior[m]) / (child.visits + PRIOR)
-                else:
-                    value = child.total / child.visits
-                score = value + c * math.sqrt(math.log(child.avail) / child.visits)
+                score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
                 if score > best_score:
                     best, best_score = m, score
             assert best is not None
