@@ -3,16 +3,20 @@
 Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search" (IEEE TCIAIG, 2012):
 the tree belongs to the seat that must move and is built over moves, not states. Each playout
 
-1. determinizes: deals the cards this seat cannot see at random, consistently with what it
-   sees (`View.determinize`): the search never looks at the real hidden cards;
-2. walks down the tree by UCT, among the moves legal in *this* determinization (a move's
+1. chooses a root move by UCT (the seat's own moves are the same in every world);
+2. determinizes: deals the cards this seat cannot see at random, consistently with what it
+   sees (`View.determinize`): the search never looks at the real hidden cards. A root move's
+   k-th playout is played in the k-th such deal, so every root move is judged in the same
+   deals (common random numbers): the differences between moves are not the luck of the deal;
+   then walks down the tree by UCT, among the moves legal in *this* determinization (a move's
    `avail` counts how often it could have been chosen, which stands in for the parent's visits
    in its exploration term: "subset-armed" bandits);
 3. adds one new move, then plays the hand out;
 4. scores the hand with the ruleset's own scoring and credits every move on the path with the
    lead of the side that made it (its points minus the mean of the other sides').
 
-The move played is the one tried most often at the root. The budget is a number of playouts
+The move played is the root move of best value: the mean lead of its playouts shrunk towards
+the greedy bot's judgement of it (see PRIOR). The budget is a number of playouts
 (reproducible: the same seed and budget give the same move) or a time (not reproducible).
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
@@ -141,9 +145,9 @@ def search(
             children = node.children
             untried_here = [m for m in legal if m not in children]
             for m in legal:
-                child = children.get(m)
-                if child is not None:
-                    child.avail += 1
+                seen = children.get(m)
+                if seen is not None:
+                    seen.avail += 1
             if untried_here:  # the move the playout policy likes best: replies are not random guesses
                 move = prefer(state, untried_here) if prefer is not None else untried_here[rng.randrange(len(untried_here))]
                 child = children[move] = Node()
