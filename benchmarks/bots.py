@@ -1,7 +1,7 @@
 """How strong the bots are: seeded matches of bot A against bot B, with a 95% interval.
 
     python benchmarks/bots.py --ruleset da --a greedy --b random --matches 2000 --jobs 2
-    python benchmarks/bots.py --ruleset de --players 4 --a search:30 --b greedy --matches 2000
+    python benchmarks/bots.py --ruleset de --players 4 --a search:16 --b greedy --matches 2000
 
 Match j is dealt from `derive_seed(seed, "match", j, …)` (as `escoba simulate --matches`) with
 seat j mod N dealing first. A sits on side 0's seats in even matches and on side 1's in odd
