@@ -24,7 +24,7 @@ from mutants import BEYOND_IDENTIFY, MUTANTS, impostor  # noqa: E402
 
 IDENTIFIED = sorted(set(MUTANTS) - BEYOND_IDENTIFY)  # the rest: tests/engines/mutants.py says why
 
-GAMES = 16
+GAMES = 4
 MOST_NOBODY = {"policy": "most", "ties": "nobody"}
 AT_LEAST_20, AT_LEAST_5 = {"policy": "threshold", "more_than": 19}, {"policy": "threshold", "more_than": 4}
 # What each mutant plays, read off its description in tests/engines/mutants.py (never off
@@ -130,11 +130,13 @@ def test_the_reference_engine_plays_what_it_is_sent():
 
 def test_the_house_rule_checks_and_the_engine_passes_under_it(tmp_path):
     """The inferred house rule extends the closest ruleset, marks each point inferred, loads
-    (escoba check), and the engine, sent what it was sent, passes games played under it;
-    the departure's minimal case is a case file escoba conformance fails the same way."""
+    (escoba check), and the engine, sent what it was sent, passes games played under it and
+    every case `escoba cases generate` makes for it; the departure's minimal case is a case
+    file escoba conformance fails the same way."""
     from escoba.conformance.runner import Runner, collect
     from escoba.explore.inference import cases_of
     from escoba.transcript.build import dump_case
+    from escoba.transcript.suite import write_suite
 
     connect = lambda: InProcessSession(MUTANTS["leftovers-to-dealer"])
     found = identify(connect, ruleset="da", games=8)
@@ -146,6 +148,10 @@ def test_the_house_rule_checks_and_the_engine_passes_under_it(tmp_path):
     assert doc["leftovers"]["to"] == "dealer" and doc["leftovers"]["provenance"]["to"]["status"] == "inferred"
     with Harness(connect, sent=load_resolved("da").doc) as harness:
         assert explore(harness, rulesets=[str(rule)], games=6, probes=False).ok
+    suite = write_suite(str(rule), tmp_path / "generated")
+    run = Runner(connect, sent=load_resolved("da").doc).run(collect(tmp_path / "generated"))
+    assert len(run.results) == len(suite.cases) > 10
+    assert [(r.id, r.message) for r in run.results if r.outcome != "pass"] == []
     [case] = cases_of(found)
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / f"{case['id']}.json").write_text(dump_case(case), encoding="utf-8")

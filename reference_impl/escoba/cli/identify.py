@@ -9,9 +9,10 @@ from escoba.cli.main import UsageError, add_format_argument
 
 HELP = "infer which rules an engine plays: the closest bundled ruleset, each rule point it departs on, a house rule"
 DESCRIPTION = """\
-Send an engine one ruleset (--ruleset, default base), play seeded games on it
-against the reference engine, and change a hypothesis of what it plays until it
-explains every reply: at each divergence, one rule point set to another value (the
+Send an engine one ruleset (--ruleset, default base), play on it, against the
+reference engine, first a targeted position for each rule point (deals built to tell
+the point's candidate values apart, as 'escoba cases generate' builds them), then
+seeded games, and change a hypothesis of what it plays until it explains every reply: at each divergence, one rule point set to another value (the
 values bundled rulesets give it, the values the schema allows, other readings of an
 award), else another bundled ruleset. Then print:
 
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", metavar="N,N", help="table sizes to play at (default: all the ruleset and the engine allow)")
     parser.add_argument("--out", metavar="DIR", help="write the house rule and each departure's minimal case into DIR")
     parser.add_argument("--no-shrink", dest="shrink", action="store_false", help="no minimal case per departure")
+    parser.add_argument("--no-targeted", dest="targeted", action="store_false", help="seeded games only: no targeted position per rule point")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
     add_format_argument(parser)
 
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         found = identify(harness, ruleset=ruleset, games=args.games, seed=args.seed, players=players,
-                         shrinking=args.shrink, on_game=on_game)  # fmt: skip
+                         shrinking=args.shrink, targeted=args.targeted, on_game=on_game)  # fmt: skip
     finally:
         harness.close()
         if progress:
@@ -121,7 +123,7 @@ def render(found, shown: str, written: dict) -> str:
 
     lines = [
         f"escoba identify: {found.engine} — {shown}",
-        f"sent: {found.sent}; {found.games} games, {found.cases} cases run, {found.refused} refused or failed; {found.seconds:.1f} s",
+        f"sent: {found.sent}; {found.positions} targeted positions and {found.games} games, {found.cases} cases run, {found.refused} refused or failed; {found.seconds:.1f} s",
         "",
         f"closest bundled ruleset: {found.closest}",
     ]
@@ -149,6 +151,8 @@ def render(found, shown: str, written: dict) -> str:
         departs = ", ".join(found.from_sent) or "no decided rule point"
         lines.append(f"from the ruleset sent ({found.sent}) it departs on: {departs}")
     lines.append(f"decided: {len(found.decided)} rule points")
+    if found.targeted:
+        lines.append(f"  of which targeted positions told every candidate value apart: {', '.join(found.targeted)}")
     if found.undecided:
         lines.append(f"not decided (no game that ran to its end exercised them): {', '.join(found.undecided)}")
     lines.append("")

@@ -123,6 +123,8 @@ class Identification:
     from_sent: list[str] = field(default_factory=list)  # decided points where it departs from the ruleset sent
     undecided: dict[str, str] = field(default_factory=dict)  # point → why not
     games: int = 0
+    positions: int = 0  # targeted positions run (escoba.explore.targeted)
+    targeted: list[str] = field(default_factory=list)  # points whose candidate values targeted positions told apart
     cases: int = 0
     refused: int = 0  # games the engine refused, crashed or timed out on
     adopted: list[str] = field(default_factory=list)  # each change to the hypothesis, in words
@@ -136,7 +138,8 @@ class Identification:
 
     def to_json(self) -> dict:
         return {
-            "engine": self.engine, "sent": self.sent, "seed": self.seed, "games": self.games, "cases": self.cases,
+            "engine": self.engine, "sent": self.sent, "seed": self.seed, "games": self.games, "positions": self.positions,
+            "targeted": self.targeted, "cases": self.cases,
             "refused": self.refused, "seconds": round(self.seconds, 3), "closest": self.closest, "exact": self.exact,
             "departures": [d.to_json() for d in self.departures], "unmatched": [u.to_json() for u in self.unmatched],
             "decided": self.decided, "from_sent": self.from_sent, "undecided": self.undecided, "adopted": self.adopted, "house_rule": self.house_rule,
@@ -338,8 +341,11 @@ class _Identifier:
         self.players = players
         self.passed: list[tuple[dict, CaseResult]] = []  # (case, result) of games run to their end
         self.unmatched: dict[str | None, Unmatched] = {}
-        self.games = self.cases = self.refused = 0
+        self.games = self.cases = self.refused = self.positions = 0
         self.adopted: list[str] = []
+        self.targeted: list[str] = []  # points whose candidate values targeted positions told apart
+        self._compiled: dict[str, Any] = {}
+        self._names: dict[str, int] = {}  # each card's name in the notation
 
     # ------------------------------------------------------------------ cases under a hypothesis
     def filled(self, data: Mapping[str, Any], doc: Mapping[str, Any]) -> dict | None:
@@ -418,6 +424,97 @@ class _Identifier:
                 return "ruleset", name, doc
         return None
 
+    # ------------------------------------------------------------------ targeted positions
+    def compiled(self, doc: Mapping[str, Any]) -> Any:
+        """The compiled rules of a hypothesis, without the checks of a ruleset file (only to
+        tell whether a value changes the events: a value adopted is checked as a file); None
+        for one that does not compile."""
+        from escoba.rules.compile import compile_rules
+
+        key = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        if key not in self._compiled:
+            try:
+                self._compiled[key] = compile_rules(copy.deepcopy(dict(doc)))
+            except (EscobaError, ValueError, KeyError, TypeError, IndexError):
+                self._compiled[key] = None
+        return self._compiled[key]
+
+    def move(self, text: str, deck: Any) -> Any:
+        """A move as `format_move` wrote it, read back (every hypothesis shares the deck): by
+        the deck's card names where they read it, else by the notation's parser."""
+        from escoba.engine.hand import Move
+        from escoba.notation import parse_move
+
+        if not self._names:
+            self._names = {name: card for card, name in enumerate(deck.text)}
+        played, _, taken = text.partition(" x ")
+        cards = [self._names.get(name) for name in [played, *taken.split(" ")] if name]
+        if cards and None not in cards:
+            return Move(cards[0], tuple(sorted(cards[1:])))  # type: ignore[arg-type]
+        return parse_move(text, deck)
+
+    def counts(self, doc: Mapping[str, Any]) -> list[int]:
+        """The table sizes of `doc` the engine sits at (and the user asked for)."""
+        import escoba
+
+        path = self.hypotheses.path(doc)
+        assert path is not None
+        rules = escoba.load_ruleset(path)
+        return [p for p in rules.player_counts if (self.players is None or p in self.players) and self.harness.supports(f"players:{p}")]
+
+    def exercised(self) -> set[str]:
+        """The points some game the engine played to its end exercised (docs/protocol.md, "Features")."""
+        from escoba.protocol.features import point_of, required_features
+        from escoba.rules import load_resolved
+
+        found: set[str] = set()
+        for filled, _result in self.passed:
+            for feature in required_features(load_resolved(filled["ruleset"]).doc, filled["players"], filled["target"], filled["expect"], None):
+                point = point_of(feature)
+                if point is not None:
+                    found.add(point)
+                    if point.startswith("scoring.") and point.endswith(".award"):
+                        found.add(point.removesuffix(".award"))
+        return found
+
+    def target_points(self) -> None:
+        """For each point of the hypothesis with other values worth trying, the positions that
+        tell them apart (`escoba.explore.targeted`), run on the engine like a seeded game. The
+        hypothesis may change on the way: each point's positions are built under the one of
+        its time."""
+        from escoba.explore.targeted import positions
+
+        keys = list(_candidates(self.doc))
+        for key in keys:
+            options = _candidates(self.doc).get(key)
+            path = self.hypotheses.path(self.doc)
+            counts = self.counts(self.doc)
+            if not options or path is None or not counts:
+                continue
+            seen: dict[int, tuple[Any, list, list[dict] | None]] = {}
+            doc = self.doc
+
+            def differs(data: dict, value: Any, doc: dict = doc, path: str = path, key: str = key, seen: dict = seen) -> bool:
+                other = set_point(doc, key, value)
+                rules = self.compiled(other) if other is not None else None
+                if rules is None:
+                    return False
+                if id(data) not in seen:  # the case and its moves read once, for every value tried
+                    from escoba.transcript.case import _build
+
+                    case = _build({**data, "ruleset": path, "kind": "game", "expect": []}, None)
+                    moves = [[self.move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
+                    seen.clear()
+                    seen[id(data)] = (case, moves, _said(case, self.compiled(doc), moves))
+                case, moves, said = seen[id(data)]
+                return said is not None and _said(case, rules, moves) != said
+
+            found = positions(path, key, options, differs, counts, self.seed)
+            passed = [self.run(data, f"the position for {key}") for data in found.cases]
+            self.positions += len(found.cases)
+            if found.cases and all(passed) and not found.untold:
+                self.targeted.append(key)
+
     # ------------------------------------------------------------------ one game
     def play(self, game: int) -> None:
         import escoba
@@ -427,7 +524,7 @@ class _Identifier:
         path = self.hypotheses.path(self.doc)
         assert path is not None
         rules = escoba.load_ruleset(path)
-        counts = [p for p in rules.player_counts if (self.players is None or p in self.players) and self.harness.supports(f"players:{p}")]
+        counts = self.counts(self.doc)
         if not counts:
             return
         setup = random_setup(rules, rng, counts, self.harness.supports("match"), STYLES)
@@ -437,40 +534,46 @@ class _Identifier:
         self.games += 1
         data = case_data(played, f"identify.{self.seed}.{game}", path, f"identify game {game} of seed {self.seed}",
                          [f"Played by escoba identify (seed {self.seed}, game {game}): {setup.describe()}."])  # fmt: skip
+        self.run(data, f"game {game}")
+
+    def run(self, data: dict, label: str) -> bool:
+        """Run a game on the engine, changing the hypothesis until it explains the engine's
+        events (or nothing does): whether the engine played it to its end."""
         for _ in range(ADOPTIONS):
             filled = self.filled(data, self.doc)
             if filled is None:
-                return  # the game's moves are not legal under what the engine was found to play
+                return False  # the game's moves are not legal under what the engine was found to play
             result = self.harness.run(filled)
             self.cases += 1
             if result.outcome == "pass":
                 self.passed.append((filled, result))
                 self.history.append((filled, list(result.events)))
-                return
+                return True
             if result.outcome != "fail":
                 self.refused += 1
-                return
+                return False
             point = result.divergence.point if result.divergence is not None else None
             if point in self.unmatched:
-                return
+                return False
             change = self.explain(filled, result)
             if change is None:
                 self.unmatched[point] = Unmatched(point, filled, result)
-                return
+                return False
             withdrawn, key, value, doc = change
             self.doc = doc
             self.history.append((filled, list(result.events)))  # what every later change must explain too
             if withdrawn is not None:
                 self.inferred.pop(withdrawn)
                 self.evidence.pop(withdrawn, None)
-                self.adopted.append(f"game {game}: {withdrawn} withdrawn")
+                self.adopted.append(f"{label}: {withdrawn} withdrawn")
             if key == "ruleset":
                 self.base = copy.deepcopy(next(d for n, d, _ in bundled() if n == value))
-                self.adopted.append(f"game {game}: the rules of {value}")
+                self.adopted.append(f"{label}: the rules of {value}")
             elif key is not None:
                 self.inferred[key] = value
                 self.evidence.setdefault(key, filled)
-                self.adopted.append(f"game {game}: {key} = {_shown(value)}")
+                self.adopted.append(f"{label}: {key} = {_shown(value)}")
+        return False
 
 
 def _meaning(points: Mapping[str, Any], key: str) -> Any:
@@ -538,6 +641,27 @@ def _replayed(data: Mapping[str, Any], ruleset: str) -> list[dict]:
     return []
 
 
+def _said(case: Any, rules: Any, moves: list) -> list[dict] | None:
+    """The events the reference engine says for `case`'s deck orders and `moves` under the
+    compiled `rules`; None where it cannot play them as written."""
+    from escoba.transcript.record import Replay
+
+    try:
+        return Replay(case, rules, moves).run()
+    except (EscobaError, ValueError, KeyError, IndexError):
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _candidates_of(key: str) -> dict[str, list[Any]]:
+    return candidates(json.loads(key))
+
+
+def _candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """`candidates(doc)`, computed once per hypothesis."""
+    return _candidates_of(json.dumps(doc, sort_keys=True, ensure_ascii=False))
+
+
 def _shown(value: Any) -> str:
     from escoba.diff.points import word
 
@@ -555,6 +679,7 @@ def identify(
     seed: int = 0,
     players: Sequence[int] | None = None,
     shrinking: bool = True,
+    targeted: bool = True,
     name: str | None = None,
     on_game: Callable[[int, int], None] | None = None,
 ) -> Identification:
@@ -574,6 +699,8 @@ def identify(
                 work.play(game)
                 if on_game is not None:
                     on_game(game, games)
+            if targeted:
+                work.target_points()
             found = _conclude(work, engine, name or hello.name)
             if shrinking:
                 _minimal_cases(harness, found, work)
@@ -586,21 +713,12 @@ def identify(
 
 def _conclude(work: _Identifier, engine: str, name: str | None) -> Identification:
     from escoba.diff.points import extract
-    from escoba.protocol.features import point_of, required_features
-    from escoba.rules import load_resolved
 
-    found = Identification(engine, work.sent_name, work.seed, games=work.games, cases=work.cases, refused=work.refused, adopted=work.adopted)
+    found = Identification(engine, work.sent_name, work.seed, games=work.games, positions=work.positions, targeted=work.targeted,
+                           cases=work.cases, refused=work.refused, adopted=work.adopted)  # fmt: skip
     mine = {p.key: p for p in extract(work.doc)}
-    exercised: set[str] = set()
-    for filled, _result in work.passed:
-        events = filled["expect"]
-        for feature in required_features(load_resolved(filled["ruleset"]).doc, filled["players"], filled["target"], events, None):
-            point = point_of(feature)
-            if point is not None:
-                exercised.add(point)
-                if point.startswith("scoring.") and point.endswith(".award"):
-                    exercised.add(point.removesuffix(".award"))
-    decided = [k for k in mine if k in exercised or k in work.inferred]
+    exercised = work.exercised()
+    decided = [k for k in mine if k in exercised or k in work.inferred or k in work.targeted]
     decided += [k for k in work.inferred if k not in mine]  # a category found not scored
     found.decided = decided
     for key in mine:

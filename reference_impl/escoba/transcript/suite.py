@@ -259,7 +259,11 @@ class Builder:
                 break
         rest = [c for c in cards if c not in table]
         rng.shuffle(rest)
-        first = arrange_deck(self.rules, players, dealer, table, [], rest)
+        # The first round of hands named too: where the hands are dealt before the table, the
+        # deck order of a table alone would deal its cards to the hands.
+        size = self.rules.hand_size
+        first_round = [rest[seat * size : (seat + 1) * size] for seat in range(players)]
+        first = arrange_deck(self.rules, players, dealer, table, [first_round], rest[players * size :])
         return iter([first, *(list(d) for d, _ in zip(self._decks(seed + 1), range(4)))])
 
     # ------------------------------------------------------------------ extras
