@@ -58,15 +58,15 @@ def shrink() -> str:
 def identify() -> str:
     engine, label = mutant("leftovers-to-dealer")
     with tempfile.TemporaryDirectory() as folder:
-        output = cli("identify", "--engine", engine, "--ruleset", "da", "--games", "12", "--out", folder).replace(folder, "inferred")
-    command = f"escoba identify --engine '{label}' --ruleset da --games 12 --out inferred"
+        output = cli("identify", "--engine", engine, "--ruleset", "da", "--games", "4", "--out", folder).replace(folder, "inferred")
+    command = f"escoba identify --engine '{label}' --ruleset da --games 4 --out inferred"
     return f"$ {command}\n" + output.replace(engine, label)
 
 
 def impostor() -> str:
     engine, label = mutant("plays:sv")
-    output = cli("identify", "--engine", engine, "--games", "12")
-    return f"$ escoba identify --engine '{label}' --games 12\n" + output.replace(engine, label)
+    output = cli("identify", "--engine", engine, "--games", "4")
+    return f"$ escoba identify --engine '{label}' --games 4\n" + output.replace(engine, label)
 
 
 PRODUCERS: dict[str, Callable[[], str]] = {
