@@ -24,7 +24,7 @@ from mutants import BEYOND_IDENTIFY, MUTANTS, impostor  # noqa: E402
 
 IDENTIFIED = sorted(set(MUTANTS) - BEYOND_IDENTIFY)  # the rest: tests/engines/mutants.py says why
 
-GAMES = 4
+GAMES = 16
 MOST_NOBODY = {"policy": "most", "ties": "nobody"}
 AT_LEAST_20, AT_LEAST_5 = {"policy": "threshold", "more_than": 19}, {"policy": "threshold", "more_than": 4}
 # What each mutant plays, read off its description in tests/engines/mutants.py (never off
@@ -107,16 +107,32 @@ def test_identify_names_what_each_mutant_plays(name):
     """Each mutant, sent its ruleset: exactly the departing points it plays (with their values),
     or "no value matches" at the point a rule the DSL cannot express shows, nothing more."""
     sent, departs, unmatched, *more = EXPECTED[name]
-    found = identify(lambda: InProcessSession(MUTANTS[name]), ruleset=sent, games=more[0] if more else GAMES, shrinking=False)
+    found = identify(lambda: InProcessSession(MUTANTS[name]), ruleset=sent, games=more[0] if more else GAMES, shrinking=False, targeted=False)
     assert sorted(u.point or "" for u in found.unmatched) == sorted(unmatched), found.adopted
     if not unmatched:
         assert departures_from(found, sent) == departs, (found.closest, found.adopted)
 
 
+# Mutants whose departure shows only in a position seeded games reach by luck (an opening 30
+# that does not split, or that does; an opening that splits in two; a second hand of a match).
+BY_POSITION = ["thirty-without-split", "opening-one-escoba-only", "opening-total-as-split", "dealer-rotates-wrong-way"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BY_POSITION)
+def test_targeted_positions_name_what_two_games_miss(name):
+    """With two seeded games only, the targeted positions (escoba.explore.targeted) name the
+    departing point and its value, and the point is decided."""
+    sent, departs, _unmatched = EXPECTED[name][:3]
+    found = identify(lambda: InProcessSession(MUTANTS[name]), ruleset=sent, games=2, shrinking=False)
+    assert found.positions > 0 and departures_from(found, sent) == departs, (found.closest, found.adopted)
+    assert set(departs) <= set(found.decided)
+
+
 @pytest.mark.parametrize("ruleset", ["sv", "de", "da-app"])
 def test_identify_names_the_ruleset_an_impostor_plays(ruleset):
     """The reference engine playing `ruleset` while sent base: that ruleset, no departure."""
-    found = identify(lambda: InProcessSession(impostor(ruleset)), ruleset="base", games=GAMES)
+    found = identify(lambda: InProcessSession(impostor(ruleset)), ruleset="base", games=GAMES, targeted=False)
     assert (found.closest, found.departures, found.unmatched, found.exact) == (ruleset, [], [], True)
     assert "deal.table_first" in found.decided or ruleset != "sv"
 
@@ -125,7 +141,7 @@ def test_the_reference_engine_plays_what_it_is_sent():
     """Sent da, the reference engine plays da: no change to the hypothesis, nothing departs."""
     found = identify(InProcessSession, ruleset="da", games=8)
     assert (found.closest, found.departures, found.unmatched, found.adopted, found.from_sent) == ("da", [], [], [], [])
-    assert found.exact and "capture.compulsory" in found.decided
+    assert found.exact and "capture.compulsory" in found.decided and found.positions > 0
 
 
 def test_the_house_rule_checks_and_the_engine_passes_under_it(tmp_path):
@@ -160,10 +176,10 @@ def test_the_house_rule_checks_and_the_engine_passes_under_it(tmp_path):
 
 
 def test_identify_through_the_command_line(tmp_path):
-    """escoba identify on a mutant over a pipe, --format json --out DIR: exit 1, the departure,
-    the house rule and the case written; escoba check accepts the house rule."""
+    """escoba identify on a mutant over a pipe, --no-targeted --format json --out DIR: exit 1, the
+    departure, the house rule and the case written; escoba check accepts the house rule."""
     engine = f"{sys.executable} {ENGINES / 'mutant_engine.py'} capture-optional"
-    cmd = [sys.executable, "-m", "escoba", "identify", "--engine", engine, "--games", "4", "--format", "json", "--out", str(tmp_path)]
+    cmd = [sys.executable, "-m", "escoba", "identify", "--engine", engine, "--games", "4", "--no-targeted", "--format", "json", "--out", str(tmp_path)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)

@@ -699,7 +699,7 @@ def identify(
                 work.play(game)
                 if on_game is not None:
                     on_game(game, games)
-            if targeted:
+            if targeted and not (work.refused and work.refused == work.games):  # an engine that refused every game is not asked again
                 work.target_points()
             found = _conclude(work, engine, name or hello.name)
             if shrinking:

@@ -27,8 +27,8 @@ from typing import Any
 
 from escoba.errors import EscobaError
 
-TRIES = 4  # positions tried per rule point
-KEPT = 1  # positions kept per rule point at most
+TRIES = 8  # positions tried per rule point
+KEPT = 2  # positions kept per rule point at most
 
 
 @dataclass
