@@ -345,7 +345,6 @@ class _Identifier:
         self.adopted: list[str] = []
         self.targeted: list[str] = []  # points whose candidate values targeted positions told apart
         self._compiled: dict[str, Any] = {}
-        self._names: dict[str, int] = {}  # each card's name in the notation
 
     # ------------------------------------------------------------------ cases under a hypothesis
     def filled(self, data: Mapping[str, Any], doc: Mapping[str, Any]) -> dict | None:
@@ -439,20 +438,6 @@ class _Identifier:
                 self._compiled[key] = None
         return self._compiled[key]
 
-    def move(self, text: str, deck: Any) -> Any:
-        """A move as `format_move` wrote it, read back (every hypothesis shares the deck): by
-        the deck's card names where they read it, else by the notation's parser."""
-        from escoba.engine.hand import Move
-        from escoba.notation import parse_move
-
-        if not self._names:
-            self._names = {name: card for card, name in enumerate(deck.text)}
-        played, _, taken = text.partition(" x ")
-        cards = [self._names.get(name) for name in [played, *taken.split(" ")] if name]
-        if cards and None not in cards:
-            return Move(cards[0], tuple(sorted(cards[1:])))  # type: ignore[arg-type]
-        return parse_move(text, deck)
-
     def counts(self, doc: Mapping[str, Any]) -> list[int]:
         """The table sizes of `doc` the engine sits at (and the user asked for)."""
         import escoba
@@ -500,10 +485,11 @@ class _Identifier:
                 if rules is None:
                     return False
                 if id(data) not in seen:  # the case and its moves read once, for every value tried
+                    from escoba.notation import parse_move
                     from escoba.transcript.case import _build
 
                     case = _build({**data, "ruleset": path, "kind": "game", "expect": []}, None)
-                    moves = [[self.move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
+                    moves = [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
                     seen.clear()
                     seen[id(data)] = (case, moves, _said(case, self.compiled(doc), moves))
                 case, moves, said = seen[id(data)]
