@@ -10,11 +10,12 @@ from escoba.cli.main import UsageError, add_format_argument
 HELP = "infer which rules an engine plays: the closest bundled ruleset, each rule point it departs on, a house rule"
 DESCRIPTION = """\
 Send an engine one ruleset (--ruleset, default base), play on it, against the
-reference engine, first a targeted position for each rule point (deals built to tell
-the point's candidate values apart, as 'escoba cases generate' builds them), then
-seeded games, and change a hypothesis of what it plays until it explains every reply: at each divergence, one rule point set to another value (the
-values bundled rulesets give it, the values the schema allows, other readings of an
-award), else another bundled ruleset. Then print:
+reference engine, seeded games and then a targeted position for each rule point
+(deals that tell the point's candidate values apart, from the deals 'escoba cases
+generate' tries for it; --no-targeted: none), and change a hypothesis of what it
+plays until it explains every reply: at each divergence, one rule point set to
+another value (the values bundled rulesets give it, the values the schema allows,
+other readings of an award), else another bundled ruleset. Then print:
 
 - the bundled ruleset closest to what the engine plays, over the rule points some
   game decided, and each point where the engine departs from it, with the minimal
