@@ -114,8 +114,10 @@ def test_identify_names_what_each_mutant_plays(name):
 
 
 # Mutants whose departure shows only in a position seeded games reach by luck (an opening 30
-# that does not split, or that does; an opening that splits in two; a second hand of a match).
-BY_POSITION = ["thirty-without-split", "opening-one-escoba-only", "opening-total-as-split", "dealer-rotates-wrong-way"]
+# that does not split; a second hand of a match). Two games alone name neither (nor
+# opening-one-escoba-only or opening-total-as-split, which the positions also name: left out
+# to keep the file's runtime).
+BY_POSITION = ["thirty-without-split", "dealer-rotates-wrong-way"]
 
 
 @pytest.mark.slow
