@@ -93,6 +93,11 @@ class Deck:
             return self._lookup[folded]
         raise NotationError(f"unknown card {text!r}{_card_hint(key)}")
 
+    def exactly(self, text: str) -> int | None:
+        """The card `text` spells exactly as one of its accepted spellings (no folding of case
+        or spaces), or None."""
+        return self._lookup.get(text)
+
     def cards_from(self, texts: Iterable[str]) -> list[int]:
         return [self.card(t) for t in texts]
 

@@ -281,9 +281,9 @@ def _meaning_of(doc: Mapping[str, Any], key: str, value: Any) -> Any:
 def _schema_arrays() -> dict[str, dict]:
     """Each key of a section whose value is a list of objects, with the schema of its items
     (and its maxItems)."""
-    from escoba.data import schemas_dir
+    from escoba.rules.schema import ruleset_schema
 
-    schema = json.loads((schemas_dir() / "ruleset.schema.json").read_text(encoding="utf-8"))
+    schema = ruleset_schema()
     found: dict[str, dict] = {}
     for section, body in schema.get("properties", {}).items():
         for key, spec in (body.get("properties") or {}).items() if isinstance(body, dict) else ():
@@ -307,9 +307,9 @@ def _award_readings(award: Mapping[str, Any], meanings: Any) -> list[dict]:
 
 def _schema_values() -> dict[str, list[Any]]:
     """Every value the ruleset schema allows for each enumerated or yes/no key of a section."""
-    from escoba.data import schemas_dir
+    from escoba.rules.schema import ruleset_schema
 
-    schema = json.loads((schemas_dir() / "ruleset.schema.json").read_text(encoding="utf-8"))
+    schema = ruleset_schema()
     found: dict[str, list[Any]] = {}
     for section, body in schema.get("properties", {}).items():
         for key, spec in (body.get("properties") or {}).items() if isinstance(body, dict) else ():

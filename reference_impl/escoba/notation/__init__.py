@@ -259,24 +259,17 @@ def _grammar_move(text: str, deck: Deck) -> Move:
     return Move(played[0][0], tuple(sorted(card for card, _ in taken)))
 
 
-@lru_cache(maxsize=64)
-def _spellings(deck: Deck) -> dict[str, int]:
-    """Each card's canonical and ASCII spelling (`7♦`, `7d`)."""
-    return {**{name: i for i, name in enumerate(deck.code)}, **{name: i for i, name in enumerate(deck.text)}}
-
-
 def _plain_move(text: str, deck: Deck) -> Move | None:
     """The move, when `text` is written the way escoba writes moves (`7♦ x 3♣ 5♥`, `7d x 3c
-    5h`: single spaces, canonical or ASCII names, no card twice); None for anything else,
-    which the grammar reads (and explains, if it is wrong). Cases hold thousands of moves in
+    5h`: single spaces, each card one word the deck spells exactly, no card twice); None for
+    anything else, which the grammar reads (and explains, if it is wrong). Cases hold thousands of moves in
     this form, and the grammar is the case loader's largest cost."""
     if not isinstance(text, str):
         return None
     words = text.split(" ")
-    names = _spellings(deck)
     if len(words) == 2 or (len(words) > 2 and words[1] != "x"):
         return None
-    cards = [names.get(w) for w in (words[:1] + words[2:])]
+    cards = [deck.exactly(w) for w in (words[:1] + words[2:])]
     if None in cards or len(set(cards)) != len(cards):
         return None
     played, *taken = cards
