@@ -19,7 +19,6 @@ import codecs
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -62,7 +61,7 @@ def check_output_file(path: str, option: str) -> None:
     # The result goes to a temporary file beside it first: make sure one can be made there (a
     # read-only file system, /proc, and root, whom os.access always lets through).
     try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        fd, probe = _mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as problem:
         raise OutputError(f"{option}: cannot write {path}: {problem.strerror or problem}") from None
     try:
@@ -112,7 +111,7 @@ def write_new(path: str | os.PathLike[str], text: str, *, option: str = "") -> b
 @contextlib.contextmanager
 def _temporary_beside(target: Path) -> Iterator[tuple[BinaryIO, str]]:
     """An open binary temporary file in `target`'s folder, removed unless it was renamed."""
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    fd, temp = _mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         _as_open_makes_it(fd)
         with os.fdopen(fd, "wb") as handle:
@@ -136,7 +135,7 @@ def temporary_path(path: str | os.PathLike[str], *, option: str = "") -> Iterato
     target = Path(path)
     prefix = f"{option}: " if option else ""
     try:
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=target.suffix)
+        fd, temp = _mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=target.suffix)
     except OSError as problem:
         raise OutputError(f"{prefix}cannot write {path}: {problem.strerror or problem}") from None
     try:
@@ -198,3 +197,11 @@ def tolerate_encoding(stream: Any) -> None:
         return
     with contextlib.suppress(Exception):
         reconfigure(errors=ERRORS)
+
+
+def _mkstemp(**where: Any) -> tuple[int, str]:
+    # tempfile (with shutil, random and the compressors it imports) costs ~10 ms at start-up;
+    # only a command that writes a file pays it.
+    import tempfile
+
+    return tempfile.mkstemp(**where)

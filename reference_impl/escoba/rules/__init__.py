@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from escoba.errors import Problem, RulesetError, UnknownRuleset
-from escoba.rules import registry
+from escoba.rules import registry, verdicts
 from escoba.rules.resolve import Resolved, load_chain, resolve
 from escoba.rules.yamlload import load_text
 
@@ -23,8 +23,6 @@ def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
 
     With `text`, that is the file's content (standard input), shown as `id_or_path`; a relative
     `extends` in it is looked up from the working folder, and without an `id` it is 'stdin'."""
-    from escoba.rules import schema, semantics  # jsonschema and lark load only when needed
-
     if text is None:
         path, shown = registry.find(id_or_path)
         chain = load_chain(path, shown)
@@ -35,10 +33,19 @@ def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
         # Where the text stands for `extends` and messages; with no `id:` its id is 'stdin'.
         path, shown = Path.cwd() / "stdin.yaml", id_or_path
         chain = load_chain(path, shown, first=load_text(text, shown, path))
-    _stop_if(_header_problems(chain, schema))
-    resolved = resolve(chain)
-    _stop_if(schema.validate(resolved.doc, resolved.positions))
-    _stop_if(semantics.check(resolved))
+    # Everything the verdict depends on besides the judges' code (rules/verdicts.py): each
+    # file's data, the name it is shown by and where it is (a bundled file's name is its id).
+    chain_key = [(doc.file, str(doc.path), doc.data) for doc in chain]
+    if verdicts.known("ruleset", chain_key):
+        resolved = resolve(chain)
+    else:
+        from escoba.rules import schema, semantics  # jsonschema and lark load only when needed
+
+        _stop_if(_header_problems(chain, schema))
+        resolved = resolve(chain)
+        _stop_if(schema.validate(resolved.doc, resolved.positions))
+        _stop_if(semantics.check(resolved))
+        verdicts.remember("ruleset", chain_key)
     if text is None:
         if len(_VALID) > 64:
             _VALID.clear()
@@ -76,12 +83,17 @@ def check(id_or_path: str) -> list[Problem]:
 def check_document(doc: object) -> list[Problem]:
     """Problems of an already resolved document received as data (no files, no positions):
     the schema, then the semantic checks that bear on play. Empty if it can be played."""
+    if verdicts.known("document", doc):
+        return []
     from escoba.rules import schema, semantics
 
     problems = schema.validate(doc, {})
     if problems or not isinstance(doc, dict):
         return problems
-    return semantics.check_document(doc)
+    problems = semantics.check_document(doc)
+    if not problems:
+        verdicts.remember("document", doc)
+    return problems
 
 
 def bundled_ids() -> list[str]:

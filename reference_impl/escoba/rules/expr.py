@@ -37,6 +37,7 @@ from lark import Lark, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.visitors import Transformer_NonRecursive
 
+from escoba.cachedir import cache_file
 from escoba.errors import EscobaError
 
 __all__ = ["Compiled", "ExprEnv", "ExprError", "compile_expression", "env_from_deck"]
@@ -332,23 +333,10 @@ def _parser() -> Lark:
 
 
 def parser_cache_file(key: str) -> str | None:
-    """Where the built parser with this key is kept: `escoba/expr-KEY.lark` in
-    $XDG_CACHE_HOME or ~/.cache. The file is a pickle, so only in a folder that belongs to this
+    """Where the built parser with this key is kept: `expr-KEY.lark` in the user's cache
+    folder (escoba/cachedir.py). The file is a pickle, so only in a folder that belongs to this
     user and that nobody else may write (None otherwise: the parser is then built each time)."""
-    if not hasattr(os, "getuid") or os.environ.get("ESCOBA_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "escoba")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        for where in (folder, os.path.join(folder, f"expr-{key}.lark")):
-            if os.path.lexists(where):
-                st = os.lstat(where)
-                if st.st_uid != os.getuid() or st.st_mode & 0o022 or os.path.islink(where):
-                    return None
-    except OSError:
-        return None
-    return os.path.join(folder, f"expr-{key}.lark")
+    return cache_file(f"expr-{key}.lark")
 
 
 _CLOSERS = (("RPAR", "')'"), ("COMMA", "','"), ("ELSE", "'else'"))

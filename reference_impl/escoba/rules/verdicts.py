@@ -1,0 +1,107 @@
+"""Documents already found valid, remembered by their content between runs.
+
+Validating a ruleset (the JSON Schema, then the semantic checks, which parse every measure)
+costs far more than reading it, and gives the same verdict every time the same document is
+judged by the same code; yet `escoba check`, every engine start and every conformance run
+judge the same bundled rulesets again. So a document that passed is remembered by a digest of
+everything its verdict depends on:
+
+- the document as parsed (`repr` of the data: exact types, so `1`, `1.0`, `true` and `"1"`
+  differ) and, for a ruleset, the name and path of every file of its `extends` chain (a
+  bundled file's name must be its id);
+- the judges (`_judges`): every module of `escoba.rules` and its grammar, the schemas, the
+  source documents that citations are checked against, the installed jsonschema and lark (by
+  path, size and modification time), and the versions of Python and escoba.
+
+Only successes are kept: a document with problems is judged afresh each time, so its messages
+are always the current code's. The digests live in one file per judges' fingerprint,
+`valid-FINGERPRINT` in the user's cache folder (escoba/cachedir.py, with its safety rules and
+`ESCOBA_NO_CACHE=1`); a new fingerprint removes the files of the old ones. A hit skips the
+checks, and with them the imports of jsonschema and lark: what makes `escoba check` fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from importlib.util import find_spec
+
+from escoba.cachedir import cache_file, folder_files
+
+PREFIX = "valid-"
+MAX_BYTES = 4 << 20  # about 120,000 digests; past it the file starts again (bounded disk)
+
+_known: set[str] | None = None  # the digests of this fingerprint, read once per process
+_file: str | None = None
+
+
+def known(kind: str, *parts: object) -> bool:
+    """Was this document (`kind` and the parts its verdict depends on) found valid before?"""
+    return _digest(kind, parts) in _digests()
+
+
+def remember(kind: str, *parts: object) -> None:
+    """Record that this document was found valid (nothing happens without a usable cache)."""
+    digest = _digest(kind, parts)
+    found = _digests()
+    if digest in found or _file is None:
+        return
+    found.add(digest)
+    try:
+        if os.path.exists(_file) and os.path.getsize(_file) > MAX_BYTES:
+            os.unlink(_file)
+        fd = os.open(_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:  # one short append: whole lines even when two processes write at once
+            os.write(fd, f"{digest}\n".encode())
+        finally:
+            os.close(fd)
+    except OSError:  # a read-only or full disk: nothing remembered, nothing wrong
+        pass
+
+
+def _digest(kind: str, parts: tuple[object, ...]) -> str:
+    return hashlib.blake2b(f"{kind}\0{parts!r}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _digests() -> set[str]:
+    global _known, _file
+    if _known is None:
+        _known = set()
+        _file = cache_file(PREFIX + _judges())
+        if _file is not None:
+            for other in folder_files(PREFIX):
+                if other != _file:  # judged by other code: never valid again
+                    try:
+                        os.unlink(other)
+                    except OSError:
+                        pass
+            try:
+                with open(_file, encoding="ascii", errors="replace") as f:
+                    _known.update(line.strip() for line in f)
+            except OSError:  # none yet
+                pass
+    return _known
+
+
+def _judges() -> str:
+    """A fingerprint of the code and data that judge a document (see the module's docstring)."""
+    import escoba
+    from escoba.data import schemas_dir, sources_dir
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = sorted(os.path.join(here, n) for n in os.listdir(here) if n.endswith((".py", ".lark")))
+    for folder in (schemas_dir(), sources_dir()):
+        paths += sorted(str(p) for p in folder.iterdir())
+    for package in ("jsonschema", "lark"):
+        spec = find_spec(package)
+        if spec is not None and spec.origin:
+            paths.append(spec.origin)
+    h = hashlib.blake2b(f"{sys.version}\0{escoba.__version__}\0".encode(), digest_size=12)
+    for path in paths:
+        try:
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogatepass"))
+        except OSError:
+            h.update(f"{path}\0missing\n".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
