@@ -10,12 +10,17 @@ import sys
 from functools import cache
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from escoba.conformance.compare import same
 from escoba.data import schemas_dir
+from escoba.inputs import strict_json
 from escoba.protocol.client import InProcessSession, SubprocessSession
 from escoba.protocol.features import reference_features
 from escoba.protocol.messages import (
+    MAX_DEPTH,
     ErrorReply,
     EventsReply,
     GarbageReply,
@@ -304,3 +309,83 @@ def test_in_process_session_gives_the_same_replies():
     reply = session.request(Start(load_resolved("fr").doc, 2, 0, [deck()], None))
     expected = ReferenceEngine().handle(Start(load_resolved("fr").doc, 2, 0, [deck()], None).to_json(1))
     assert list(reply.events) == expected["events"]  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------------------- reading fast
+def _walked_depth(value) -> int:
+    """Nesting as the protocol counts it, by walking the value: a value one level below its
+    container (the independent pin of `messages._too_deep`, which reads the text)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_walked_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_walked_depth, value), default=0)
+    return 1
+
+
+_LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet='[]{}"\\ab,:ñ', max_size=6),
+)  # fmt: skip
+
+
+@st.composite
+def _nested(draw):
+    """A JSON value whose deepest branch is near MAX_DEPTH, with brackets, quotes and
+    backslashes inside its strings and keys."""
+    depth = draw(st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3))
+    value = draw(_LEAVES)
+    for _ in range(depth):
+        siblings = draw(st.lists(_LEAVES, max_size=2))
+        if draw(st.booleans()):
+            value = [*siblings, value] if draw(st.booleans()) else [value, *siblings]
+        else:
+            keys = draw(
+                st.lists(
+                    st.text(alphabet='[]{}"\\k', max_size=3),
+                    min_size=len(siblings) + 1,
+                    max_size=len(siblings) + 1,
+                    unique=True,
+                )
+            )
+            value = dict(zip(keys, [value, *siblings]))
+    return value
+
+
+@given(_nested(), st.booleans(), st.booleans())
+def test_depth_read_off_the_text_is_the_walked_depth(value, ascii_only, spaced):
+    """A reply is refused as too deep exactly when its value nests deeper than MAX_DEPTH."""
+    line = json.dumps(value, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":")).encode()
+    reply = {"id": 4, "ok": True, "seat": 0, "moves": [], "x": value}
+    line = b'{"id": 4, "ok": true, "seat": 0, "moves": [], "x": ' + line + b"}"
+    if _walked_depth(reply) > MAX_DEPTH:
+        with pytest.raises(GarbageReply, match="deeper"):
+            decode_line(line, REQUEST)
+    else:
+        assert decode_line(line, REQUEST) == reply
+
+
+@given(
+    st.recursive(
+        _LEAVES,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        max_leaves=12,
+    )
+)
+def test_strict_json_reads_what_json_reads(value):
+    """`strict_json` (one decoder made once) gives what `json.loads` gives, from text or bytes."""
+    text = json.dumps(value)
+    assert strict_json(text) == strict_json(text.encode()) == strict_json(text.encode("utf-16")) == json.loads(text)
+    for refused in ("NaN", "[1, Infinity]", "\ufeff[1]"):
+        with pytest.raises(ValueError):
+            strict_json(refused)
+
+
+@pytest.mark.parametrize(
+    "expected, observed, agree",
+    [({"a": [1, "x"]}, {"a": [1, "x"]}, True), ({"a": 1}, {"a": 1.0}, True), ({"a": [True]}, {"a": [1]}, False),
+     ({"a": 0}, {"a": False}, False), ({"a": 1, "reason": "x"}, {"a": 1, "reason": "y"}, True),
+     ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True), ([1, 2], (1, 2), False)],
+)  # fmt: skip
+def test_events_agree_as_json_values(expected, observed, agree):
+    """Comparing events: 1 is 1.0 but never true, key order and `reason` do not count."""
+    assert same(expected, observed) is agree

@@ -613,6 +613,7 @@ class Declared:
         for f in sorted(self.raw):
             expanded.extend(LEGACY.get(f, (f,)))
         self.patterns: list[tuple[str, str]] = [tuple(f.split(":", 1)) if ":" in f else (f, "") for f in expanded]  # type: ignore[misc]
+        self._supported: dict[str, bool] = {}
 
     @property
     def measures(self) -> bool:
@@ -620,11 +621,12 @@ class Declared:
         return "measures" in self.raw
 
     def supports(self, feature: str) -> bool:
-        key, _, value = feature.partition(":")
-        own = self.declared_values(key)
-        if own:
-            return any(fnmatch.fnmatchcase(value, v) for v in own)
-        return any(fnmatch.fnmatchcase(value, v) for v in defaults_for(key))
+        found = self._supported.get(feature)
+        if found is None:  # asked of every case, for the few features a suite requires: once each
+            key, _, value = feature.partition(":")
+            own = self.declared_values(key) or defaults_for(key)
+            found = self._supported[feature] = any(fnmatch.fnmatchcase(value, v) for v in own)
+        return found
 
     def missing(self, required: Iterable[str]) -> list[str]:
         return sorted(f for f in required if not self.supports(f))

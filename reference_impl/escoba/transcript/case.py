@@ -570,9 +570,23 @@ class _Checker:
             else:
                 yield path, value
 
+        def leaves(value: Any, out: list) -> list:
+            if isinstance(value, list):
+                for item in value:
+                    leaves(item, out)
+            elif isinstance(value, dict):
+                for key in ("card", "take"):
+                    if key in value:
+                        leaves(value[key], out)
+            else:
+                out.append(value)
+            return out
+
         for i, event in enumerate(self.case.expect):
             for key in _CARD_FIELDS.get(str(event.get("event")), ()):
                 if key in event and not isinstance(event[key], int):  # `legal` may record a count of moves
+                    if all(code in known for code in leaves(event[key], [])):
+                        continue  # the usual case, found without writing a path for every card
                     for path, code in codes(event[key], f"$.expect[{i}].{key}"):
                         if code not in known:
                             raise self.fail(path, f"unknown card code {quoted(code)} (not in the deck of {rules.id})")
