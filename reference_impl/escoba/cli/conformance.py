@@ -130,20 +130,31 @@ def run(args: argparse.Namespace) -> int:
                 print(f"generating cases for {ruleset}…", file=sys.stderr)
             return stack.enter_context(tempfile.TemporaryDirectory(prefix="escoba-cases-"))
 
+        # The engines start while the cases load (a runtime's start-up is a good part of a
+        # short run); each must answer hello before any case runs.
+        spawned = [] if args.list else _spawn(engines, args.timeout)
         try:
-            entries, files = select(args.cases_dir, args.case, args.ruleset, folder)
-        except (SelectionError, TranscriptError) as problem:
-            raise UsageError(str(problem)) from None
-        return _run(args, engines, pins, entries, files)
+            try:
+                entries, files = select(args.cases_dir, args.case, args.ruleset, folder)
+            except (SelectionError, TranscriptError) as problem:
+                raise UsageError(str(problem)) from None
+            if args.list:
+                return _list(entries, args.format)
+            started = _handshakes(engines, spawned)
+        except BaseException:
+            for session in spawned:
+                if not isinstance(session, Exception):
+                    session.close()
+            raise
+        return _run(args, engines, pins, entries, files, started)
 
 
-def _run(args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str]) -> int:
+def _run(
+    args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str], started: list[list]
+) -> int:
     from escoba.conformance.report import render_grid, render_markdown, render_text, summary_line, to_json
 
-    if args.list:
-        return _list(entries, args.format)
     reports = []
-    started = _start(engines, args.timeout)  # every engine answers hello before any case runs
     try:
         for (argv, shown, flag), first in zip(engines, started, strict=True):
             reports.append(_run_engine(args, argv, shown, flag, first, pins, entries, files))
@@ -184,22 +195,35 @@ def _run(args: argparse.Namespace, engines: list, pins: dict, entries: list, fil
     return 0 if all(r.ok for r in reports) else 1
 
 
-def _start(engines: list, timeout: float) -> list[list]:
-    """Each engine started once (its session kept for its first case): one that cannot start,
-    or exits before `hello`, is one line and exit 2, not a crash for every case."""
-    from escoba.conformance.report import did_not_start
+def _spawn(engines: list, timeout: float) -> list:
+    """Each engine started and sent hello, without waiting for the reply: a session, or the
+    EngineFailure of one that could not be started (told after the cases load, as before)."""
     from escoba.protocol.client import SubprocessSession
     from escoba.protocol.messages import EngineFailure
 
-    started: list[list] = []
-    for argv, shown, _ in engines:
+    spawned: list = []
+    for argv, _, _ in engines:
         try:
-            started.append([SubprocessSession(argv, timeout=timeout)])
+            spawned.append(SubprocessSession(argv, timeout=timeout, wait=False))
         except EngineFailure as failure:
-            for first in started:
-                first[0].close()
+            spawned.append(failure)
+    return spawned
+
+
+def _handshakes(engines: list, spawned: list) -> list[list]:
+    """Each engine's hello (its session kept for its first case): one that cannot start, or
+    exits before `hello`, is one line and exit 2, not a crash for every case."""
+    from escoba.conformance.report import did_not_start
+    from escoba.protocol.messages import EngineFailure
+
+    for (_, shown, _), session in zip(engines, spawned, strict=True):
+        try:
+            if isinstance(session, EngineFailure):
+                raise session
+            session.handshake()
+        except EngineFailure as failure:
             raise UsageError(did_not_start(shown, failure)) from None
-    return started
+    return [[session] for session in spawned]
 
 
 def _run_engine(

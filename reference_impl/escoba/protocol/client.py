@@ -119,8 +119,12 @@ class SubprocessSession:
     """An engine command started with `start_new_session=True`; the handshake is sent at once.
 
     Raises an `EngineFailure` from the constructor when the handshake fails (and leaves
-    nothing running).
+    nothing running). With `wait=False` the constructor only starts the engine and sends
+    `hello`: `handshake()` (or the first exchange) waits for the reply, so that a runner can
+    load its cases while the engine starts.
     """
+
+    hello: HelloReply
 
     def __init__(
         self,
@@ -130,8 +134,10 @@ class SubprocessSession:
         max_line: int = MAX_LINE,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
+        wait: bool = True,
     ):
         self.argv, self.timeout, self.max_line = list(argv), timeout, max_line
+        self._hello: Iterator[Reply] | None = None  # the reply to `hello`, not yet read
         self._next_id = 0
         self._buffer = bytearray()
         self._dead: EngineFailure | None = None
@@ -168,17 +174,30 @@ class SubprocessSession:
                 self._both.register(self._in, selectors.EVENT_WRITE)
                 self._unread: list[dict] = []
                 self._stderr = _StderrTail(self.proc.stderr)
-            self.timeout = max(timeout, STARTUP_TIMEOUT)
-            try:
-                reply = self.request(Hello())
-            finally:
-                self.timeout = timeout
-            if not isinstance(reply, HelloReply):
-                raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
-            self.hello = reply
+            self._hello = self.exchange([Hello()])
+            if wait:
+                self.handshake()
         except BaseException:  # a failed start or handshake, or a stop signal: nobody else can close us
             self.close()
             raise
+
+    def handshake(self) -> HelloReply:
+        """The engine's reply to `hello`, waited for (at least STARTUP_TIMEOUT) the first time;
+        an `EngineFailure` (and the session closed) if it does not come or is not a hello."""
+        pending, self._hello = self._hello, None
+        if pending is not None:
+            timeout, self.timeout = self.timeout, max(self.timeout, STARTUP_TIMEOUT)
+            try:
+                reply = next(pending)
+                if not isinstance(reply, HelloReply):
+                    raise ProtocolViolation(f"hello refused: {reply}", request={"cmd": "hello"})
+                self.hello = reply
+            except BaseException:
+                self.close()
+                raise
+            finally:
+                self.timeout = timeout
+        return self.hello
 
     # ------------------------------------------------------------------ requests
     def request(self, request: Request) -> Reply:
@@ -191,6 +210,8 @@ class SubprocessSession:
         way, several times the cost of the work under load). A consumer that stops early must
         call `drain()` before the next exchange. Each reply has its own timeout.
         """
+        if self._hello is not None and self._unread:  # the hello sent by the constructor comes first
+            self.handshake()
         self.drain(raise_failure=True)
         messages, lines = [], []
         for request in requests:
