@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import sys
 from functools import cache
@@ -21,6 +22,7 @@ from escoba.protocol.client import InProcessSession, SubprocessSession
 from escoba.protocol.features import reference_features
 from escoba.protocol.messages import (
     MAX_DEPTH,
+    EngineCrashed,
     ErrorReply,
     EventsReply,
     GarbageReply,
@@ -389,3 +391,25 @@ def test_strict_json_reads_what_json_reads(value):
 def test_events_agree_as_json_values(expected, observed, agree):
     """Comparing events: 1 is 1.0 but never true, key order and `reason` do not count."""
     assert same(expected, observed) is agree
+
+
+def test_a_session_that_does_not_wait_reads_its_hello_first():
+    """`wait=False` starts the engine and sends hello without waiting; the first exchange
+    reads that hello before its own replies, and `handshake()` gives it."""
+    session = SubprocessSession([sys.executable, "-m", "escoba", "engine"], wait=False)
+    try:
+        assert isinstance(session.request(Hello()), HelloReply)
+        assert session.handshake().features == frozenset(reference_features())
+    finally:
+        session.close()
+
+
+def test_an_engine_that_dies_before_hello_fails_the_handshake():
+    """A session that did not wait reports an engine that exits before hello at `handshake()`,
+    and leaves nothing running."""
+    session = SubprocessSession([sys.executable, "-c", "import sys; sys.exit(3)"], wait=False)
+    with pytest.raises(EngineCrashed, match="status 3"):
+        session.handshake()
+    assert session.proc is None  # closed: reaped, nothing left running
+    with pytest.raises(ProcessLookupError):
+        os.kill(session.pid, 0)

@@ -11,7 +11,8 @@ import pytest
 
 import escoba.rules as rules_pipeline
 from escoba.errors import RulesetError
-from escoba.rules import check_document, load_resolved, semantics, verdicts
+from escoba.rules import check_document, load_resolved, semantics, verdicts, yamlparse
+from escoba.rules.yamlload import load_file, load_text
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "getuid"), reason="the cache is kept only where files have owners (POSIX)"
@@ -109,12 +110,12 @@ def test_no_cache_when_turned_off_or_not_private(cache, tmp_path, monkeypatch):
         load_resolved(_house(tmp_path))
 
 
-def test_a_known_ruleset_loads_without_jsonschema_or_lark(tmp_path):
+def test_a_known_ruleset_loads_without_yaml_jsonschema_or_lark(tmp_path):
     """What makes `escoba check` fast: the second process to check a ruleset imports neither
-    the JSON Schema validator nor the expression parser."""
+    the YAML parser, nor the JSON Schema validator, nor the expression parser."""
     code = (
         "import sys; from escoba.rules import check; assert check('sv') == []; "
-        "print(' '.join(m for m in ('jsonschema', 'lark') if m in sys.modules) or '-')"
+        "print(' '.join(m for m in ('yaml', 'jsonschema', 'lark') if m in sys.modules) or '-')"
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("ESCOBA_NO_CACHE", None)
@@ -122,4 +123,21 @@ def test_a_known_ruleset_loads_without_jsonschema_or_lark(tmp_path):
         subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
         for _ in range(2)
     ]
-    assert runs == [["jsonschema", "lark"], ["-"]]
+    assert runs == [["yaml", "jsonschema", "lark"], ["-"]]
+
+
+def test_a_text_parsed_before_is_read_back_as_parsed(cache, tmp_path, monkeypatch):
+    """The data and positions kept for a file are those a fresh parse gives; a kept file that
+    does not read back is parsed afresh."""
+    path = Path(_house(tmp_path, HOUSE + "values:\n  primera: {'7': 21, '6': 18.5}\nx: [1, 'a', true, null]\n"))
+    fresh = load_text(path.read_text(encoding="utf-8"), "mine.yaml", path)
+    first = load_file(path, "mine.yaml")
+    (kept,) = cache.glob("parsed-*")
+    _new_process(monkeypatch)
+    monkeypatch.setattr(yamlparse, "_Composer", _never_judged)
+    again = load_file(path, "mine.yaml")
+    assert fresh == first == again and type(again.positions["$.capture"]) is type(fresh.positions["$.capture"])
+    kept.write_bytes(b"not marshal data")
+    _new_process(monkeypatch)
+    with pytest.raises(AssertionError, match="judged again"):
+        load_file(path, "mine.yaml")

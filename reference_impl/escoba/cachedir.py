@@ -9,6 +9,8 @@ the cache off; where files have no owners (not POSIX) there is none.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import BinaryIO
 
 
 def cache_file(name: str) -> str | None:
@@ -43,3 +45,19 @@ def folder_files(prefix: str) -> list[str]:
         return [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith(prefix)]
     except OSError:
         return []
+
+
+def write_whole(path: str, write: Callable[[BinaryIO], object]) -> None:
+    """Write a cache file through `write`, whole, then rename it into place: a reader never sees
+    half a file. On a read-only or full disk nothing is written: a cache never fails a command."""
+    part = f"{path}.{os.getpid()}.part"
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(part, path)
+    except OSError:
+        try:
+            os.unlink(part)
+        except OSError:
+            pass

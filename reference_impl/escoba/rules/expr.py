@@ -25,7 +25,6 @@ from __future__ import annotations
 import difflib
 import math
 import operator
-import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,7 +36,7 @@ from lark import Lark, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.visitors import Transformer_NonRecursive
 
-from escoba.cachedir import cache_file
+from escoba.cachedir import cache_file, write_whole
 from escoba.errors import EscobaError
 
 __all__ = ["Compiled", "ExprEnv", "ExprError", "compile_expression", "env_from_deck"]
@@ -319,16 +318,7 @@ def _parser() -> Lark:
             pass
     parser = Lark(grammar, **options)
     if path is not None:
-        part = f"{path}.{os.getpid()}.part"
-        try:  # written whole, then renamed: a reader never sees half a file
-            with open(part, "wb") as f:
-                parser.save(f)
-            os.replace(part, path)
-        except OSError:  # a read-only or full disk: no cache, same parser
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
+        write_whole(path, parser.save)
     return parser
 
 

@@ -10,24 +10,32 @@ everything its verdict depends on:
   differ) and, for a ruleset, the name and path of every file of its `extends` chain (a
   bundled file's name must be its id);
 - the judges (`_judges`): every module of `escoba.rules` and its grammar, the schemas, the
-  source documents that citations are checked against, the installed jsonschema and lark (by
-  path, size and modification time), and the versions of Python and escoba.
+  source documents that citations are checked against, the installed jsonschema, lark and
+  PyYAML (by path, size and modification time), and the versions of Python and escoba.
 
 Only successes are kept: a document with problems is judged afresh each time, so its messages
 are always the current code's. The digests live in one file per judges' fingerprint,
 `valid-FINGERPRINT` in the user's cache folder (escoba/cachedir.py, with its safety rules and
 `ESCOBA_NO_CACHE=1`); a new fingerprint removes the files of the old ones. A hit skips the
 checks, and with them the imports of jsonschema and lark: what makes `escoba check` fast.
+
+The same folder keeps each YAML text parsed without a problem (`keep`, `kept`: the data and
+positions `yamlload.load_file` built), under the same fingerprint, so that a file read before
+is not parsed again, nor PyYAML imported.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from importlib.util import find_spec
 
-from escoba.cachedir import cache_file, folder_files
+try:  # hashlib's blake2b itself, without the OpenSSL start-up hashlib pays (~5 ms of `escoba check`)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b
+
+from escoba.cachedir import cache_file, folder_files, write_whole
 
 PREFIX = "valid-"
 MAX_BYTES = 4 << 20  # about 120,000 digests; past it the file starts again (bounded disk)
@@ -60,8 +68,48 @@ def remember(kind: str, *parts: object) -> None:
         pass
 
 
+# ------------------------------------------------------------------ parsed texts
+PARSED = "parsed"  # YAML texts parsed without a problem (rules/yamlload.py)
+MAX_KEPT = 256  # files of one kind; past it, the others go (bounded disk)
+
+
+def kept(kind: str, key: str) -> bytes | None:
+    """The value kept for `key` by the current judges, or None."""
+    path = _kept_file(kind, key)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:  # none yet
+        return None
+
+
+def keep(kind: str, key: str, value: bytes) -> None:
+    """Keep `value` for `key` (written whole: cachedir.write_whole)."""
+    path = _kept_file(kind, key)
+    if path is None:
+        return
+    others = folder_files(f"{kind}-")
+    if len(others) >= MAX_KEPT:
+        for other in others:
+            try:
+                os.unlink(other)
+            except OSError:
+                pass
+    write_whole(path, lambda f: f.write(value))
+
+
+def _kept_file(kind: str, key: str) -> str | None:
+    _digests()  # the judges' fingerprint, and the files of older ones removed
+    if _file is None:
+        return None
+    judged = os.path.basename(_file)[len(PREFIX) :]
+    return cache_file(f"{kind}-{judged}-{_digest(kind, (key,))}")
+
+
 def _digest(kind: str, parts: tuple[object, ...]) -> str:
-    return hashlib.blake2b(f"{kind}\0{parts!r}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(f"{kind}\0{parts!r}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _digests() -> set[str]:
@@ -70,8 +118,9 @@ def _digests() -> set[str]:
         _known = set()
         _file = cache_file(PREFIX + _judges())
         if _file is not None:
-            for other in folder_files(PREFIX):
-                if other != _file:  # judged by other code: never valid again
+            judged = os.path.basename(_file)[len(PREFIX) :]
+            for other in folder_files(PREFIX) + folder_files(f"{PARSED}-"):
+                if judged not in os.path.basename(other):  # judged by other code: never valid again
                     try:
                         os.unlink(other)
                     except OSError:
@@ -93,11 +142,11 @@ def _judges() -> str:
     paths = sorted(os.path.join(here, n) for n in os.listdir(here) if n.endswith((".py", ".lark")))
     for folder in (schemas_dir(), sources_dir()):
         paths += sorted(str(p) for p in folder.iterdir())
-    for package in ("jsonschema", "lark"):
+    for package in ("jsonschema", "lark", "yaml"):
         spec = find_spec(package)
         if spec is not None and spec.origin:
             paths.append(spec.origin)
-    h = hashlib.blake2b(f"{sys.version}\0{escoba.__version__}\0".encode(), digest_size=12)
+    h = blake2b(f"{sys.version}\0{escoba.__version__}\0".encode(), digest_size=12)
     for path in paths:
         try:
             st = os.stat(path)
