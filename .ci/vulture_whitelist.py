@@ -86,3 +86,4 @@ pytest_unconfigure
 runtest
 reportinfo
 pytest_plugins
+pytestmark
