@@ -29,8 +29,15 @@ def bundled() -> dict[str, Path]:
     spec/house/*.yaml."""
     found: dict[str, Path] = {}
     for folder in (spec_dir(), spec_dir() / "family", spec_dir() / "house"):
-        for file in sorted(folder.glob("*.yaml"), key=lambda f: f.stem):
-            found.setdefault(file.stem, file.resolve())
+        # The folder resolved once, not each file: a short command's start-up (only a file that
+        # is itself a link needs resolving on its own).
+        real = folder.resolve()
+        try:
+            entries = sorted((e for e in os.scandir(real) if e.name.endswith(".yaml")), key=lambda e: e.name[:-5])
+        except OSError:
+            continue
+        for entry in entries:
+            found.setdefault(entry.name[:-5], (real / entry.name).resolve() if entry.is_symlink() else real / entry.name)
     return found
 
 
