@@ -42,6 +42,7 @@ ERROR_KINDS = (
 
 
 # ---------------------------------------------------------------------------------- requests
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode  # made once: `json.dumps(..., separators=)` makes one per call
 @dataclass(frozen=True)
 class Request:
     cmd: ClassVar[str]
@@ -53,7 +54,7 @@ class Request:
     def encode(self, id: int) -> tuple[dict[str, Any], bytes]:
         """The message and its line, newline included."""
         message = self.to_json(id)
-        return message, json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+        return message, _COMPACT(message).encode("utf-8") + b"\n"
 
 
 @dataclass(frozen=True)
@@ -79,11 +80,11 @@ class Start(Request):
         message = {"id": id, "cmd": "start"}
         rest = {"players": self.players, "dealer": self.dealer, "decks": self.decks, "target": self.target}
         line = (
-            json.dumps(message, separators=(",", ":"))[:-1]
+            _COMPACT(message)[:-1]
             + ',"ruleset":'
             + ruleset_json(self.ruleset)
             + ","
-            + json.dumps(rest, separators=(",", ":"))[1:]
+            + _COMPACT(rest)[1:]
         )
         return message, line.encode("utf-8") + b"\n"
 

@@ -274,10 +274,14 @@ def _lines(stream: BinaryIO, max_line: int) -> Iterator[bytes | None]:
 
 
 
+# One encoder for every reply: `json.dumps` with options builds a new one per call.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def _encode(reply: dict) -> bytes:
     """The reply line: strict JSON only (an echoed id or a score can never come out as NaN)."""
     try:
-        return json.dumps(reply, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _ENCODE(reply).encode("ascii")
     except (ValueError, TypeError) as problem:
         id = reply.get("id")
         if not (isinstance(id, (int, str)) and not isinstance(id, float)):

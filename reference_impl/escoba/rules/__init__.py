@@ -34,8 +34,9 @@ def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
         path, shown = Path.cwd() / "stdin.yaml", id_or_path
         chain = load_chain(path, shown, first=load_text(text, shown, path))
     # Everything the verdict depends on besides the judges' code (rules/verdicts.py): each
-    # file's data, the name it is shown by and where it is (a bundled file's name is its id).
-    chain_key = [(doc.file, str(doc.path), doc.data) for doc in chain]
+    # file's data, the name it is shown by, where it is and whether it is bundled (a bundled
+    # file's name must be its id).
+    chain_key = [(doc.file, str(doc.path), registry.is_bundled(doc.path), doc.data) for doc in chain]
     if verdicts.known("ruleset", chain_key):
         resolved = resolve(chain)
     else:
