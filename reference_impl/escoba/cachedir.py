@@ -1,8 +1,8 @@
 """The user's cache folder: what escoba computes the same way every time, kept between runs.
 
 `$XDG_CACHE_HOME/escoba` (or `~/.cache/escoba`), made for its user alone. What is kept there is
-trusted when it is read back (a pickled parser, the digests of documents found valid), so a
-folder or file that another user owns or may write is never used. `ESCOBA_NO_CACHE=1` turns
+trusted when it is read back (a pickled parser, the digests of documents found valid, parsed
+YAML texts as `marshal` data), so a folder or file that another user owns or may write is never used. `ESCOBA_NO_CACHE=1` turns
 the cache off; where files have no owners (not POSIX) there is none.
 """
 
