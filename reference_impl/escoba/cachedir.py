@@ -2,8 +2,9 @@
 
 `$XDG_CACHE_HOME/escoba` (or `~/.cache/escoba`), made for its user alone. What is kept there is
 trusted when it is read back (a pickled parser, the digests of documents found valid, parsed
-YAML texts as `marshal` data), so a folder or file that another user owns or may write is never used. `ESCOBA_NO_CACHE=1` turns
-the cache off; where files have no owners (not POSIX) there is none.
+YAML texts as `marshal` data), so a folder or file that another user owns or may write is
+never used. `ESCOBA_NO_CACHE=1` turns the cache off; where files have no owners (not POSIX)
+there is none.
 """
 
 from __future__ import annotations
