@@ -39,7 +39,7 @@ from escoba.conformance.driver import Plan, prepare, run_case
 from escoba.conformance.expectations import Expectation
 from escoba.errors import TranscriptError
 from escoba.protocol.client import Session
-from escoba.protocol.features import Declared
+from escoba.protocol.features import Declared, declared_by
 from escoba.protocol.messages import EngineFailure, HelloReply
 
 OUTCOMES = ("pass", "fail", "xfail", "unsupported", "error", "crash", "timeout", "broken-case")
@@ -235,7 +235,7 @@ class Runner:
             session = self._session()
         except EngineFailure as failure:
             return self._failed(entry.id, failure, base)
-        declared = Declared(session.hello.features)
+        declared = declared_by(session.hello.features)
         missing = declared.missing(plan.required)
         if missing:
             return CaseResult(

@@ -54,7 +54,14 @@ class Deck:
             rank.append(JOKER)
             text.append(f"X{j}")
             code.append(f"X{j}")
-        lookup = _build_lookup(suits, ranks, jokers)
+        # Decks repeat from ruleset to ruleset (a conformance run compiles fifty): the table of
+        # spellings is built once per deck description (read-only: it is shown as a proxy).
+        key = repr((suits, ranks, jokers))
+        lookup = _LOOKUPS.get(key)
+        if lookup is None:
+            if len(_LOOKUPS) >= 64:
+                _LOOKUPS.clear()  # bounded: a search over many rulesets makes many decks
+            lookup = _LOOKUPS[key] = _build_lookup(suits, ranks, jokers)
         suit_ids = tuple(s["id"] for s in suits)
         return cls(
             suit_ids=suit_ids,
@@ -112,6 +119,9 @@ def _card_hint(text: str) -> str:
     if re.fullmatch(r"(8|9|10)\s*\S*", text):
         return " (the Spanish deck has no 8, 9 or 10: sota, caballo and rey count 8, 9, 10)"
     return ""
+
+
+_LOOKUPS: dict[str, dict[str, int]] = {}
 
 
 def _build_lookup(suits: Sequence[Mapping], ranks: Sequence[Mapping], jokers: int) -> dict[str, int]:

@@ -26,7 +26,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 #: features that are not rule points
@@ -636,6 +636,12 @@ class Declared:
         exactly wins over patterns: `scoring.coins.ties:all` beside `scoring.*.ties:*`."""
         exact = [v for k, v in self.patterns if k == key]
         return exact or [v for k, v in self.patterns if fnmatch.fnmatchcase(key, k)]
+
+
+@lru_cache(maxsize=16)
+def declared_by(features: frozenset[str]) -> Declared:
+    """The `Declared` of a hello's features, made once per set: a run asks it of every case."""
+    return Declared(features)
 
 
 def reference_features() -> tuple[str, ...]:
