@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import gc
+
     from escoba.protocol.server import main
 
+    gc.freeze()  # what was imported lives as long as the engine: no collection need walk it
     return main()
