@@ -231,14 +231,15 @@ class Fused:
         self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1 and one_sum
         self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
         self.keys = top + 1
-        self.deck = list(cards)
+        self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
         self._subsets = _memo(search)  # table values -> what a card of each value can take
         self._captures = _memo((*search, rules.compulsory))  # ... and how many moves each has
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
-        self._scoring = [_scorer(cat) for cat in rules.categories]
+        self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
+        self._no_history = (None,) * max(rules.player_counts)  # the measures' history when none is kept
         self._shuffle = [(i, i + 1, (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1)]
 
     def table(self, players: int, dealer: int) -> _Table:
@@ -296,7 +297,7 @@ class Fused:
             for k, card in self.representative.items():
                 found = finder.captures(card, cards)
                 if found:
-                    positions = tuple(tuple(sorted(map(at, s))) for s in found)
+                    positions = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
                     subsets[k] = (positions, tuple(sum(unit[table[p] >> shift] for p in t) for t in positions))
             return subsets
         target = finder.target
@@ -307,7 +308,7 @@ class Fused:
             if v > limit:
                 break  # the table is sorted by value: no later card fits either
             u = unit[v]
-            grown += [(total + v, taken + (p,), values + u) for total, taken, values in grown if total + v <= limit]
+            grown += [(total + v, (p, *taken), values + u) for total, taken, values in grown if total + v <= limit]
         by_sum: dict[int, list] = {}
         for total, taken, values in grown[1:]:
             by_sum.setdefault(total, []).append((taken, values))
@@ -318,26 +319,25 @@ class Fused:
         return subsets
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
-        sig = self._sig([self.code[c] for c in table])
+        """`opening_of` for a table given as codes, remembered by the table's values."""
+        sig = self._sig(table)
         try:
             return self._openings[sig]
         except KeyError:
-            found = self._openings[sig] = opening_of(self.rules, table)
+            found = self._openings[sig] = opening_of(self.rules, [c & self.card_mask for c in table])
             return found
 
     # -------------------------------------------------------------- a whole hand
-    def deal_and_play(
-        self, rng: random.Random, players: int, dealer: int, cards: list[int] | None = None, trace: list | None = None
-    ) -> Outcome:
+    def deal_and_play(self, rng: random.Random, players: int, dealer: int, trace: list | None = None) -> Outcome:
         """Shuffle, deal and play one hand with random bots drawing from `rng`, exactly as
         `Hand(rules, players, dealer, shuffled_decks(rules, rng))` played by `random_bot(rng)` at
-        every seat would. `cards` is the list `shuffled_decks` keeps shuffling (a match passes the
-        same list from hand to hand); `trace`, if given, receives each (seat, card, taken cards)."""
+        every seat would; `trace`, if given, receives each (seat, card, taken cards)."""
         t = self.table(players, dealer)
-        if cards is None:
-            cards = list(self.deck)
+        # The deck is shuffled as codes: the same permutation `shuffled_decks` applies to the
+        # cards, with each card's value key already beside it for the hands and the table.
+        stock = list(self.codes)
         getrandbits = rng.getrandbits
-        bit = self.bit
+        code_bit = self.code_bit
         piles = [0] * t.sides
         escobas = [0] * t.sides
         set_aside = 0
@@ -352,10 +352,10 @@ class Fused:
                     j = getrandbits(k)
                     while j >= n:
                         j = getrandbits(k)
-                    cards[i], cards[j] = cards[j], cards[i]
+                    stock[i], stock[j] = stock[j], stock[i]
             else:
-                rng.shuffle(cards)
-            table = [cards[p] for p in t.table]
+                rng.shuffle(stock)
+            table = [stock[p] for p in t.table]
             found = self._opening(table) if table else None
             if found is None:
                 break
@@ -365,7 +365,7 @@ class Fused:
                 continue
             mask = 0
             for c in table:
-                mask |= bit[c]
+                mask |= code_bit[c]
             if action == "dealer_takes":
                 side = t.side_of[dealer]
                 piles[side] |= mask
@@ -377,16 +377,16 @@ class Fused:
                 aside = 1
             table = []
             break
+        in_deck_order = self.card_mask.__and__
         hands = []
         for positions in t.first:
-            h = [cards[p] for p in positions]
-            h.sort()
+            h = [stock[p] for p in positions]
+            h.sort(key=in_deck_order)
             hands.append(h)
-        code = self.code
-        codes = sorted([code[c] for c in table])
+        table.sort()
         history: list[list[Capture]] | None = [[] for _ in range(t.sides)] if self.rules.needs_history else None
         outcome = self._play(
-            getrandbits, rng, t, hands, codes, cards, t.first_stop, piles, escobas, last, t.leader, trace, None, None,
+            getrandbits, rng, t, hands, table, stock, t.first_stop, piles, escobas, last, t.leader, trace, None, None,
             history, 0, 1,
         )  # fmt: skip
         outcome.set_aside |= set_aside
@@ -413,25 +413,25 @@ class Fused:
         plays: int,
         deal_round: int,
     ) -> Outcome:
-        """Play from a position to the end of the hand: `hands` in deck order, `table` as sorted
-        codes, the stock `stock[pos:]`, `seat` to play (and holding a card). Moves are drawn
-        at random, or chosen by `greedy`; with a `horizon`, play stops before a move once fewer
-        than `horizon` cards are left to deal and a card of the round has been played.
-        `history` (each side's captures so far, extended in place; None when the ruleset keeps
-        none), `plays` (made so far) and `deal_round` are `Hand.captures`, `.plays`, `.round`."""
+        """Play from a position to the end of the hand: `hands` as codes in deck order, `table`
+        as sorted codes, the stock `stock[pos:]` as codes, `seat` to play (and holding a card).
+        Moves are drawn at random, or chosen by `greedy`; with a `horizon`, play stops before a
+        move once fewer than `horizon` cards are left to deal and a card of the round has been
+        played. `history` (each side's captures so far, extended in place; None when the
+        ruleset keeps none), `plays` (made so far) and `deal_round` are `Hand.captures`,
+        `.plays`, `.round`."""
         rules = self.rules
-        code, card_mask, jokers, unit = self.code, self.card_mask, self.jokers, self.unit
-        played = self.played
+        shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
         memo_get = self._captures.get
         side_of, nxt, rounds = t.side_of, t.next, t.rounds
+        in_deck_order = card_mask.__and__
         stock_end = len(stock)
         optional = rules.compulsory == "optional"
         last_play_escoba = rules.escoba_on_last_play
         joker_check = bool(jokers) and not rules.joker_escobas_score
         inlined = INLINED
-        values = [[played[c] for c in h] for h in hands]  # beside each hand: its cards' value keys
         sig = self._sig(table)
         left = sum(map(len, hands))
         full = t.players * rules.hand_size
@@ -439,39 +439,38 @@ class Fused:
         while True:
             if horizon is not None and stock_end - pos < horizon and left < full:
                 return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
-            h, hv = hands[seat], values[seat]
+            h = hands[seat]
             entry = memo_get(sig)
             if entry is None:
                 entry = self._captures_on(sig, table)
             moves_of, subsets_of = entry
             if greedy is not None:
-                i, r = greedy.choose(h, hv, subsets_of, table)  # r: which capture of the card, -1 placing it
-                card = h.pop(i)
-                k = hv.pop(i)
-                subsets = subsets_of[k]
-                left -= 1
-                capture = r >= 0
+                i, r = greedy.choose(h, subsets_of, table)  # r: which capture of the card, -1 placing it
+                held = h.pop(i)
+                subsets = subsets_of[held >> shift]
             else:
                 # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
-                held = len(hv)
-                if held == 1:
-                    n = moves_of[hv[0]] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
-                elif held == 2:
-                    first = moves_of[hv[0]]
-                    n = first + moves_of[hv[1]]
+                n = len(h)
+                if n == 1:
+                    first = moves_of[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
+                    n = first
+                elif n == 2:
+                    first = moves_of[h[0] >> shift]
+                    n = first + moves_of[h[1] >> shift]
                     if not n:
                         first, n = 1, 2
-                elif held == 3:
-                    first = moves_of[hv[0]]
-                    second = first + moves_of[hv[1]]
-                    n = second + moves_of[hv[2]]
+                elif n == 3:
+                    first = moves_of[h[0] >> shift]
+                    second = first + moves_of[h[1] >> shift]
+                    n = second + moves_of[h[2] >> shift]
                     if not n:
                         first, second, n = 1, 2, 3
                 else:
-                    counts = list(map(moves_of.__getitem__, hv))
+                    counts = [moves_of[x >> shift] for x in h]
                     n = sum(counts)
                     if not n:
-                        counts, n = [1] * held, held
+                        counts, n = [1] * len(h), len(h)
+                    first = counts[0]
                 if inlined:
                     nbits = n.bit_length()
                     r = getrandbits(nbits)
@@ -480,18 +479,13 @@ class Fused:
                 else:
                     r = rng.randrange(n)
                 # Which held card the r-th move plays, and which of its moves it is.
-                if held == 1:
+                if r < first:
                     i = 0
-                elif held == 2:
-                    if r < first:
-                        i = 0
-                    else:
-                        i = 1
-                        r -= first
-                elif held == 3:
-                    if r < first:
-                        i = 0
-                    elif r < second:
+                elif len(h) == 2:
+                    i = 1
+                    r -= first
+                elif len(h) == 3:
+                    if r < second:
                         i = 1
                         r -= first
                     else:
@@ -502,17 +496,15 @@ class Fused:
                     while r >= counts[i]:
                         r -= counts[i]
                         i += 1
-                card = h.pop(i)
-                k = hv.pop(i)
-                subsets = subsets_of[k]
+                held = h.pop(i)
+                subsets = subsets_of[held >> shift]
                 if optional:
                     r -= 1  # the placement comes first
-                left -= 1
-                capture = subsets is not None and r >= 0
-                if capture and len(subsets[0]) > 1:  # the reference lists captures in the deck order of the cards taken
+                if subsets is not None and r >= 0 and len(subsets[0]) > 1:
+                    # The reference lists a card's captures in the deck order of the cards taken.
                     captures = subsets[0]
+                    at = table.__getitem__
                     if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
-                        at = table.__getitem__
                         if len(captures) == 2:
                             if sum(map(rank_of, map(at, captures[0]))) < sum(map(rank_of, map(at, captures[1]))):
                                 r = 1 - r
@@ -521,20 +513,24 @@ class Fused:
                             keys = list(map(sum, map(map, repeat(rank), captures)))
                             r = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)[r]
                     else:
-                        at = table.__getitem__
                         r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
-            if capture:
-                captures, sigs = subsets
-                take, taken_sig = captures[r], sigs[r]
+            left -= 1
+            if subsets is None or r < 0:  # the card is placed
+                if trace is not None:
+                    trace.append((seat, held & card_mask, ()))
+                insort(table, held)
+                sig += unit[held >> shift]
+            else:
+                take = subsets[0][r]
                 side = side_of[seat]
-                mask = 1 << card
+                mask = code_bit[held]
                 for p in take:
                     mask |= code_bit[table[p]]
                 piles[side] |= mask
                 last = seat
-                sig -= taken_sig
+                sig -= subsets[1][r]
                 if trace is not None:
-                    trace.append((seat, card, tuple(sorted(table[p] & card_mask for p in take))))
+                    trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
                 if len(take) == len(table):
                     table = []
                     swept = (last_play_escoba or left or pos < stock_end) and not (joker_check and mask & jokers)
@@ -542,18 +538,14 @@ class Fused:
                         escobas[side] += 1
                 else:
                     swept = False
-                    for p in reversed(take):
+                    for p in take:  # from the highest position down
                         del table[p]
                 if history is not None:  # what Hand._remember records
+                    card = held & card_mask
                     history[side].append(Capture(
                         card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
                         not left and pos >= stock_end, bool(swept),
                     ))  # fmt: skip
-            else:
-                if trace is not None:
-                    trace.append((seat, card, ()))
-                insort(table, code[card])
-                sig += unit[k]
             if left:
                 seat = nxt[seat]
                 while not hands[seat]:  # only a short last round leaves someone without cards
@@ -564,9 +556,8 @@ class Fused:
                         dealt = stock[pos + a : pos + b]
                     else:
                         dealt = [stock[pos + p] for p in positions]
-                    dealt.sort()
+                    dealt.sort(key=in_deck_order)
                     hands[s] = dealt
-                    values[s] = list(map(played.__getitem__, dealt))
                     left += len(dealt)
                 pos += left
                 deal_round += 1
@@ -614,8 +605,15 @@ class Fused:
         (and each side's history, needed when the ruleset's measures read it)."""
         if self.rules.needs_history and history is None:
             raise EscobaError(f"the measures of {self.rules.id} read the hand's history, and none was given")
-        awards = [score(piles, escobas, history) for score in self._scoring]
-        return [p for award in awards for p in award], list(map(sum, zip(*awards))) if awards else [0] * len(piles)
+        sides = len(piles)
+        scoring = self._scoring.get(sides)
+        if scoring is None:
+            scoring = self._scoring[sides] = [_scorer(cat, sides) for cat in self.rules.categories]
+        each = history if history is not None else self._no_history
+        cells: list[int] = []
+        for award in scoring:
+            cells += award(piles, escobas, each)
+        return cells, [sum(cells[side::sides]) for side in range(sides)]
 
     # -------------------------------------------------------------- from a given position
     def playout(
@@ -637,6 +635,7 @@ class Fused:
         if left and left not in t.rounds:
             return None
         bit, code = self.bit, self.code
+        in_deck_order = self.card_mask.__and__
         piles = []
         for pile in hand.piles:
             mask = 0
@@ -645,9 +644,9 @@ class Fused:
             piles.append(mask)
         history = [list(mine) for mine in hand.captures] if hand.captures is not None else None
         return self._play(
-            rng.getrandbits, rng, t, [sorted(h) for h in hand.hands], sorted([code[c] for c in hand.table]),
-            hand._stock, hand._next, piles, list(hand.escobas), hand.last_capturer, hand.to_play, trace, greedy, horizon,
-            history, hand.plays, hand.round,
+            rng.getrandbits, rng, t, [sorted([code[c] for c in h], key=in_deck_order) for h in hand.hands],
+            sorted([code[c] for c in hand.table]), [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas),
+            hand.last_capturer, hand.to_play, trace, greedy, horizon, history, hand.plays, hand.round,
         )  # fmt: skip
 
 
@@ -662,16 +661,18 @@ class Greedy:
         self.worth = card_worth
         self.escoba = escoba
         self.mask = kernel.card_mask
+        self.shift = kernel.shift
         self.compulsory = kernel.rules.compulsory
 
-    def choose(self, held: list[int], keys: list[int], subsets_of: Sequence, table: list[int]) -> tuple[int, int]:
+    def choose(self, held: list[int], subsets_of: Sequence, table: list[int]) -> tuple[int, int]:
         """(position of the card in `held`, index of the capture in its captures tuple or -1
-        to place it), with `held` in deck order and `table` as the fused loop's sorted codes."""
-        worth, escoba, mask, compulsory = self.worth, self.escoba, self.mask, self.compulsory
-        anyone = compulsory == "hand" and any(subsets_of[k] is not None for k in keys)
+        to place it), with `held` as the fused loop's codes in deck order and `table` as its
+        sorted codes."""
+        worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
+        anyone = compulsory == "hand" and any(subsets_of[x >> shift] is not None for x in held)
         best, best_gain = (0, -1), -float("inf")
-        for i, card in enumerate(held):
-            subsets = subsets_of[keys[i]]
+        for i, x in enumerate(held):
+            card, subsets = x & mask, subsets_of[x >> shift]
             if compulsory == "optional" or (subsets is None and not anyone):
                 gain = -worth[card] - 1000.0
                 if gain > best_gain:
@@ -691,46 +692,44 @@ class Greedy:
         return best
 
 
-def _scorer(cat: Category) -> Any:
-    """One category's award as a function of (piles as bitmasks, escobas, each side's history
-    or None) -> points per side, by the policies of `escoba.engine.scoring.score_category`
-    (tests/test_fused.py pins them against it)."""
+def _scorer(cat: Category, sides: int) -> Any:
+    """One category's award as a function of (piles as bitmasks, escobas, each side's history:
+    None per side when the ruleset keeps none) -> points per side, by the policies of
+    `escoba.engine.scoring.score_category` (tests/test_fused.py pins them against it).
+
+    Every simulated hand calls each category's award once, so the commonest cases, a card's
+    holder and the most of something between two sides, are written out for two sides: their
+    award is then a constant tuple, with no list built and no loop."""
     pts, policy = cat.points, cat.policy
     if policy == "holder":
         card = cat.card
         assert card is not None
+        if sides == 2:
+            first, second, neither = (pts, 0), (0, pts), (0, 0)
+            return lambda piles, escobas, history: (
+                first if piles[0] >> card & 1 else second if piles[1] >> card & 1 else neither
+            )  # fmt: skip
         return lambda piles, escobas, history: [pts if m >> card & 1 else 0 for m in piles]
     on_mask = cat.measure_on_mask
     assert on_mask is not None
-    if cat.needs_history:
-
-        def measures(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> Any:
-            assert history is not None  # Fused.score checks it
-            return map(on_mask, piles, escobas, history)
-
-    else:
-
-        def measures(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> Any:
-            return map(on_mask, piles, escobas)
-
     if policy == "per_unit":
         return lambda piles, escobas, history: [
-            0 if v is None else pts * int(v) for v in measures(piles, escobas, history)
+            0 if v is None else pts * int(v) for v in map(on_mask, piles, escobas, history)
         ]  # fmt: skip
     if policy == "bonus":
         return lambda piles, escobas, history: [
-            pts if v is not None and v else 0 for v in measures(piles, escobas, history)
+            pts if v is not None and v else 0 for v in map(on_mask, piles, escobas, history)
         ]  # fmt: skip
     if policy == "threshold":
         bound = cat.more_than
         assert bound is not None
         return lambda piles, escobas, history: [
-            pts if v is not None and v > bound else 0 for v in measures(piles, escobas, history)
+            pts if v is not None and v > bound else 0 for v in map(on_mask, piles, escobas, history)
         ]  # fmt: skip
     shared = cat.ties == "all"
 
-    def most(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> list[int]:
-        values = list(measures(piles, escobas, history))
+    def most(piles: list[int], escobas: list[int], history: Sequence[SideHistory | None]) -> list[int]:
+        values = list(map(on_mask, piles, escobas, history))
         out = [0] * len(values)
         if None in values:  # some side not eligible: the best among the others
             eligible = [v for v in values if v is not None]
@@ -749,7 +748,18 @@ def _scorer(cat: Category) -> Any:
                 out[s] = pts
         return out
 
-    return most
+    if sides != 2:
+        return most
+    first, second, tied = (pts, 0), (0, pts), (pts, pts) if shared else (0, 0)
+
+    def most_of_two(piles: list[int], escobas: list[int], history: Sequence[SideHistory | None]) -> Sequence[int]:
+        a = on_mask(piles[0], escobas[0], history[0])
+        b = on_mask(piles[1], escobas[1], history[1])
+        if a is None or b is None:
+            return most(piles, escobas, history)
+        return first if a > b else second if b > a else tied
+
+    return most_of_two
 
 
 # ------------------------------------------------------------------ finding the compiled form
