@@ -136,6 +136,7 @@ def _inlined_draws_agree() -> bool:
 
 
 INLINED = _inlined_draws_agree()
+BITS = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` without a call, for the usual numbers of moves
 
 
 # ------------------------------------------------------------------ the compiled ruleset
@@ -169,10 +170,11 @@ class _Table:
         self.table = list(plan.table)
         self.first = [list(h) for h in plan.rounds[0]] if plan.rounds else [[] for _ in range(players)]
         self.first_stop = len(plan.table) + sum(len(h) for h in self.first)
+        self.first_turns = _turns([len(h) for h in self.first], self.leader, self.next)
         # Later rounds by the number of cards left when they are dealt: per seat dealt to, a
         # slice (start, stop) of the stock from its top when the packet is contiguous, else
-        # the positions one by one (a short round dealt a card at a time).
-        self.rounds: dict[int, list[tuple[int, int, int, list[int] | None]]] = {}
+        # the positions one by one (a short round dealt a card at a time); and the round's turns.
+        self.rounds: dict[int, tuple[list[tuple[int, int, int, list[int] | None]], Turns]] = {}
         start = self.first_stop
         for hands in plan.rounds[1:]:
             packets: list[tuple[int, int, int, list[int] | None]] = []
@@ -182,8 +184,29 @@ class _Table:
                     packets.append((seat, offsets[0], offsets[0] + len(offsets), None))
                 elif offsets:
                     packets.append((seat, 0, 0, offsets))
-            self.rounds[size - start] = packets
+            self.rounds[size - start] = (packets, _turns([len(h) for h in hands], self.leader, self.next))
             start += sum(len(h) for h in hands)
+
+
+Turns = tuple[tuple[int, int, int], ...]
+
+
+def _turns(held: list[int], seat: int, nxt: list[int]) -> Turns:
+    """The turns of play until every hand is empty, from `seat` (or the first seat after it
+    that holds a card), each seat passing to the next that holds one, as `Hand` does: each
+    turn as (seat, cards it holds, cards left in all hands after its play). Worked out once
+    per deal round rather than at every play."""
+    held = list(held)
+    left = sum(held)
+    turns = []
+    while left:
+        while not held[seat]:  # only a short last round leaves someone without cards
+            seat = nxt[seat]
+        left -= 1
+        turns.append((seat, held[seat], left))
+        held[seat] -= 1
+        seat = nxt[seat]
+    return tuple(turns)
 
 
 class Fused:
@@ -231,6 +254,10 @@ class Fused:
         self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1 and one_sum
         self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
         self.keys = top + 1
+        # What the capture search looks for, without jokers and with one kind: for each value
+        # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
+        self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
+        self.limit = finder.target - min(self.representative)
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
@@ -300,22 +327,26 @@ class Fused:
                     positions = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
                     subsets[k] = (positions, tuple(sum(unit[table[p] >> shift] for p in t) for t in positions))
             return subsets
-        target = finder.target
-        limit = target - min(self.representative)
-        grown: list[tuple[int, tuple[int, ...], int]] = [(0, (), 0)]
+        limit = self.limit
+        # by_total[s]: the subsets of the cards seen so far that sum to s (up to `reached`, the
+        # sum of them all), each as (its positions from the highest down, its values in `sig`
+        # form); a card extends the subsets of the larger totals first, so that it is never
+        # taken twice.
+        by_total: list[list[tuple[tuple[int, ...], int]]] = [[((), 0)], *map(list, repeat((), limit))]
+        reached = 0
         for p, code in enumerate(table):
             v = code >> shift
             if v > limit:
                 break  # the table is sorted by value: no later card fits either
             u = unit[v]
-            grown += [(total + v, (p, *taken), values + u) for total, taken, values in grown if total + v <= limit]
-        by_sum: dict[int, list] = {}
-        for total, taken, values in grown[1:]:
-            by_sum.setdefault(total, []).append((taken, values))
-        for k in self.representative:
-            same = by_sum.get(target - k)
-            if same:
-                subsets[k] = (tuple(t for t, _ in same), tuple(v for _, v in same))
+            for total in range(min(reached, limit - v), -1, -1):
+                found = by_total[total]
+                if found:
+                    by_total[total + v] += [((p, *taken), values + u) for taken, values in found]
+            reached += v
+        for k, need in self.needs:
+            if by_total[need]:
+                subsets[k] = tuple(zip(*by_total[need]))  # (positions of each capture, their values)
         return subsets
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
@@ -386,8 +417,8 @@ class Fused:
         table.sort()
         history: list[list[Capture]] | None = [[] for _ in range(t.sides)] if self.rules.needs_history else None
         outcome = self._play(
-            getrandbits, rng, t, hands, table, stock, t.first_stop, piles, escobas, last, t.leader, trace, None, None,
-            history, 0, 1,
+            getrandbits, rng, t, hands, table, stock, t.first_stop, piles, escobas, last, t.first_turns, trace, None,
+            None, history, 0, 1,
         )  # fmt: skip
         outcome.set_aside |= set_aside
         outcome.opening = (taken, opening_escobas, aside, redeals)
@@ -405,7 +436,7 @@ class Fused:
         piles: list[int],
         escobas: list[int],
         last: int | None,
-        seat: int,
+        turns: Turns,
         trace: list | None,
         greedy: Greedy | None,
         horizon: int | None,
@@ -414,7 +445,8 @@ class Fused:
         deal_round: int,
     ) -> Outcome:
         """Play from a position to the end of the hand: `hands` as codes in deck order, `table`
-        as sorted codes, the stock `stock[pos:]` as codes, `seat` to play (and holding a card).
+        as sorted codes, the stock `stock[pos:]` as codes, `turns` those left in the round
+        (`_turns`).
         Moves are drawn at random, or chosen by `greedy`; with a `horizon`, play stops before a
         move once fewer than `horizon` cards are left to deal and a card of the round has been
         played. `history` (each side's captures so far, extended in place; None when the
@@ -424,85 +456,94 @@ class Fused:
         shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
-        memo_get = self._captures.get
-        side_of, nxt, rounds = t.side_of, t.next, t.rounds
+        memo = self._captures
+        side_of, rounds = t.side_of, t.rounds
         in_deck_order = card_mask.__and__
         stock_end = len(stock)
+        below = t.players * rules.hand_size - 1  # a card of the round has been played: fewer left in hands
         optional = rules.compulsory == "optional"
         last_play_escoba = rules.escoba_on_last_play
         joker_check = bool(jokers) and not rules.joker_escobas_score
         inlined = INLINED
         sig = self._sig(table)
-        left = sum(map(len, hands))
-        full = t.players * rules.hand_size
-        played_before = plays - pos + left  # plays made = played_before + pos - left, as cards are dealt and played
+        played_before = plays - pos + len(turns)  # plays made = played_before + pos - left, as cards are dealt and played
         while True:
-            if horizon is not None and stock_end - pos < horizon and left < full:
-                return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
-            h = hands[seat]
-            entry = memo_get(sig)
-            if entry is None:
-                entry = self._captures_on(sig, table)
-            moves_of, subsets_of = entry
-            if greedy is not None:
-                i, r = greedy.choose(h, subsets_of, table)  # r: which capture of the card, -1 placing it
-                held = h.pop(i)
-                subsets = subsets_of[held >> shift]
-            else:
-                # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
-                n = len(h)
-                if n == 1:
-                    first = moves_of[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
-                    n = first
-                elif n == 2:
-                    first = moves_of[h[0] >> shift]
-                    n = first + moves_of[h[1] >> shift]
-                    if not n:
-                        first, n = 1, 2
-                elif n == 3:
-                    first = moves_of[h[0] >> shift]
-                    second = first + moves_of[h[1] >> shift]
-                    n = second + moves_of[h[2] >> shift]
-                    if not n:
-                        first, second, n = 1, 2, 3
+            for seat, holds, left in turns:
+                if horizon is not None and stock_end - pos < horizon and left < below:
+                    return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
+                h = hands[seat]
+                try:  # (a try costs nothing until it catches)
+                    moves_of, subsets_of = memo[sig]
+                except KeyError:
+                    moves_of, subsets_of = self._captures_on(sig, table)
+                if greedy is not None:
+                    i, r = greedy.choose(h, subsets_of, table)  # r: which capture of the card, -1 placing it
+                    held = h.pop(i)
+                    subsets = subsets_of[held >> shift]
                 else:
-                    counts = [moves_of[x >> shift] for x in h]
-                    n = sum(counts)
-                    if not n:
-                        counts, n = [1] * len(h), len(h)
-                    first = counts[0]
-                if inlined:
-                    nbits = n.bit_length()
-                    r = getrandbits(nbits)
-                    while r >= n:
+                    # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
+                    if holds == 3:
+                        first = moves_of[h[0] >> shift]
+                        second = first + moves_of[h[1] >> shift]
+                        n = second + moves_of[h[2] >> shift]
+                        if not n:
+                            first, second, n = 1, 2, 3
+                    elif holds == 2:
+                        first = moves_of[h[0] >> shift]
+                        n = first + moves_of[h[1] >> shift]
+                        if not n:
+                            first, n = 1, 2
+                    elif holds == 1:
+                        first = moves_of[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
+                        n = first
+                    else:
+                        counts = [moves_of[x >> shift] for x in h]
+                        n = sum(counts)
+                        if not n:
+                            counts, n = [1] * holds, holds
+                        first = counts[0]
+                    if inlined:
+                        try:
+                            nbits = BITS[n]
+                        except IndexError:
+                            nbits = n.bit_length()
                         r = getrandbits(nbits)
-                else:
-                    r = rng.randrange(n)
-                # Which held card the r-th move plays, and which of its moves it is.
-                if r < first:
-                    i = 0
-                elif len(h) == 2:
-                    i = 1
-                    r -= first
-                elif len(h) == 3:
-                    if r < second:
+                        while r >= n:
+                            r = getrandbits(nbits)
+                    else:
+                        r = rng.randrange(n)
+                    # Which held card the r-th move plays, and which of its moves it is.
+                    if r < first:
+                        i = 0
+                    elif holds == 2:
                         i = 1
                         r -= first
+                    elif holds == 3:
+                        if r < second:
+                            i = 1
+                            r -= first
+                        else:
+                            i = 2
+                            r -= second
                     else:
-                        i = 2
-                        r -= second
-                else:
-                    i = 0
-                    while r >= counts[i]:
-                        r -= counts[i]
-                        i += 1
-                held = h.pop(i)
-                subsets = subsets_of[held >> shift]
-                if optional:
-                    r -= 1  # the placement comes first
-                if subsets is not None and r >= 0 and len(subsets[0]) > 1:
-                    # The reference lists a card's captures in the deck order of the cards taken.
-                    captures = subsets[0]
+                        i = 0
+                        while r >= counts[i]:
+                            r -= counts[i]
+                            i += 1
+                    held = h.pop(i)
+                    subsets = subsets_of[held >> shift]
+                    if optional:
+                        r -= 1  # the placement comes first
+                if subsets is None or r < 0:  # the card is placed
+                    if trace is not None:
+                        trace.append((seat, held & card_mask, ()))
+                    insort(table, held)
+                    sig += unit[held >> shift]
+                    continue
+                captures = subsets[0]
+                if len(captures) > 1 and greedy is None:
+                    # The random draw counts a card's captures in the order the reference lists
+                    # them, the deck order of the cards taken (`greedy` gave the memo's index).
                     at = table.__getitem__
                     if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
                         if len(captures) == 2:
@@ -514,14 +555,7 @@ class Fused:
                             r = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)[r]
                     else:
                         r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
-            left -= 1
-            if subsets is None or r < 0:  # the card is placed
-                if trace is not None:
-                    trace.append((seat, held & card_mask, ()))
-                insort(table, held)
-                sig += unit[held >> shift]
-            else:
-                take = subsets[0][r]
+                take = captures[r]
                 side = side_of[seat]
                 mask = code_bit[held]
                 for p in take:
@@ -546,26 +580,18 @@ class Fused:
                         card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
                         not left and pos >= stock_end, bool(swept),
                     ))  # fmt: skip
-            if left:
-                seat = nxt[seat]
-                while not hands[seat]:  # only a short last round leaves someone without cards
-                    seat = nxt[seat]
-            elif pos < stock_end:
-                for s, a, b, positions in rounds[stock_end - pos]:
-                    if positions is None:
-                        dealt = stock[pos + a : pos + b]
-                    else:
-                        dealt = [stock[pos + p] for p in positions]
-                    dealt.sort(key=in_deck_order)
-                    hands[s] = dealt
-                    left += len(dealt)
-                pos += left
-                deal_round += 1
-                seat = t.leader
-                while not hands[seat]:
-                    seat = nxt[seat]
-            else:
+            if pos == stock_end:
                 break
+            packets, turns = rounds[stock_end - pos]
+            for s, a, b, positions in packets:
+                if positions is None:
+                    dealt = stock[pos + a : pos + b]
+                else:
+                    dealt = [stock[pos + p] for p in positions]
+                dealt.sort(key=in_deck_order)
+                hands[s] = dealt
+            pos += len(turns)
+            deal_round += 1
         return self._finish(t, [c & card_mask for c in table], piles, escobas, last, history)
 
     def _finish(
@@ -646,7 +672,8 @@ class Fused:
         return self._play(
             rng.getrandbits, rng, t, [sorted([code[c] for c in h], key=in_deck_order) for h in hand.hands],
             sorted([code[c] for c in hand.table]), [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas),
-            hand.last_capturer, hand.to_play, trace, greedy, horizon, history, hand.plays, hand.round,
+            hand.last_capturer, _turns([len(h) for h in hand.hands], hand.to_play, t.next), trace, greedy, horizon,
+            history, hand.plays, hand.round,
         )  # fmt: skip
 
 
