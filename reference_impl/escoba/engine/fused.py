@@ -340,9 +340,9 @@ class Fused:
                 break  # the table is sorted by value: no later card fits either
             u = unit[v]
             for total in range(min(reached, limit - v), -1, -1):
-                found = by_total[total]
-                if found:
-                    by_total[total + v] += [((p, *taken), values + u) for taken, values in found]
+                smaller = by_total[total]
+                if smaller:
+                    by_total[total + v] += [((p, *taken), values + u) for taken, values in smaller]
             reached += v
         for k, need in self.needs:
             if by_total[need]:
