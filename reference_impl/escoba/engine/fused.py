@@ -44,7 +44,7 @@ import dataclasses
 import random
 import weakref
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -139,12 +139,36 @@ INLINED = _inlined_draws_agree()
 BITS = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` without a call, for the usual numbers of moves
 
 
+def _shuffler(size: int) -> Callable[[list, Callable[[int], int]], None] | None:
+    """`random.shuffle` of a list of `size` items, with `getrandbits` of its generator: the
+    same draws and swaps, written out step by step with each step's bounds as constants. Every
+    deal shuffles the whole deck, and the loop's own bookkeeping was a fifth of the shuffle's
+    cost. None when the inlined draws are not the library's (`INLINED`) or this form does not
+    shuffle as `random.shuffle` does (checked here, once per deck size)."""
+    if not INLINED:
+        return None
+    lines = ["def shuffle(x, getrandbits):"]
+    for i in range(size - 1, 0, -1):  # random.shuffle: x[i] swapped with x[_randbelow(i + 1)]
+        k = (i + 1).bit_length()
+        lines += [f" j = getrandbits({k})", f" while j >= {i + 1}:", f"  j = getrandbits({k})", f" x[{i}], x[j] = x[j], x[{i}]"]
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # text built above from integers only
+    shuffle = namespace["shuffle"]
+    for seed in range(5):
+        a, b = random.Random(seed), random.Random(seed)
+        x, y = list(range(size)), list(range(size))
+        a.shuffle(x)
+        shuffle(y, b.getrandbits)
+        if x != y or a.random() != b.random():
+            return None
+    return shuffle
+
+
 # ------------------------------------------------------------------ the compiled ruleset
 @dataclasses.dataclass
 class Outcome:
     """A finished hand, as the fused path reports it (lists by side)."""
 
-    points: list[int]  # the hand's points per side
     category_points: list[int]  # [category * sides + side], in the ruleset's category order
     escobas: list[int]
     piles: list[int]  # bitmask of the cards each side captured
@@ -152,6 +176,13 @@ class Outcome:
     opening: tuple[int, int, int, int]  # (dealer took the table, opening escobas, set aside, redeals)
     over: bool = True  # False: a playout stopped at its horizon (no points, no leftovers given)
     history: list[SideHistory] | None = None  # what `Hand.history()` gives, for rulesets that keep it
+
+    @property
+    def points(self) -> list[int]:
+        """The hand's points per side, its categories' summed (worked out when asked for: a
+        simulation sums the categories of all its hands instead)."""
+        sides, cells = len(self.escobas), self.category_points
+        return [sum(cells[side::sides]) for side in range(sides)] if self.over else []
 
 
 class _Table:
@@ -267,7 +298,7 @@ class Fused:
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
         self._no_history = (None,) * max(rules.player_counts)  # the measures' history when none is kept
-        self._shuffle = [(i, i + 1, (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1)]
+        self._shuffle = _shuffler(len(cards))
 
     def table(self, players: int, dealer: int) -> _Table:
         found = self._tables.get((players, dealer))
@@ -278,8 +309,8 @@ class Fused:
         return found
 
     def _sig(self, codes: Sequence[int]) -> int:
-        unit, shift = self.unit, self.shift
-        return sum(unit[code >> shift] for code in codes)
+        """The multiset of the values of these codes (C calls only: twice a hand)."""
+        return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
     def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple]:
@@ -378,12 +409,8 @@ class Fused:
         while True:
             if redeals == MAX_REDEALS:
                 raise EscobaError(f"no playable deal after {MAX_REDEALS} redeals")
-            if INLINED:
-                for i, n, k in self._shuffle:
-                    j = getrandbits(k)
-                    while j >= n:
-                        j = getrandbits(k)
-                    stock[i], stock[j] = stock[j], stock[i]
+            if self._shuffle is not None:
+                self._shuffle(stock, getrandbits)
             else:
                 rng.shuffle(stock)
             table = [stock[p] for p in t.table]
@@ -470,7 +497,7 @@ class Fused:
         while True:
             for seat, holds, left in turns:
                 if horizon is not None and stock_end - pos < horizon and left < below:
-                    return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
+                    return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
                     moves_of, subsets_of = memo[sig]
@@ -565,7 +592,7 @@ class Fused:
                 sig -= subsets[1][r]
                 if trace is not None:
                     trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
-                if len(take) == len(table):
+                if not sig:  # no value left on the table: it was swept
                     table = []
                     swept = (last_play_escoba or left or pos < stock_end) and not (joker_check and mask & jokers)
                     if swept:
@@ -621,25 +648,29 @@ class Fused:
         history = None
         if captures is not None:
             history = side_histories(captures, t.side_of[last] if last is not None else None)
-        category_points, points = self.score(piles, escobas, history)
-        return Outcome(points, category_points, escobas, piles, set_aside, (0, 0, 0, 0), history=history)
+        return Outcome(self._category_points(piles, escobas, history), escobas, piles, set_aside, (0, 0, 0, 0), True, history)
 
     def score(
         self, piles: list[int], escobas: list[int], history: list[SideHistory] | None = None
     ) -> tuple[list[int], list[int]]:
         """Points per category and side (category major) and per side, for piles as bitmasks
         (and each side's history, needed when the ruleset's measures read it)."""
+        cells, sides = self._category_points(piles, escobas, history), len(piles)
+        return cells, [sum(cells[side::sides]) for side in range(sides)]
+
+    def _category_points(
+        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None
+    ) -> list[int]:  # fmt: skip
         if self.rules.needs_history and history is None:
             raise EscobaError(f"the measures of {self.rules.id} read the hand's history, and none was given")
-        sides = len(piles)
-        scoring = self._scoring.get(sides)
+        scoring = self._scoring.get(len(piles))
         if scoring is None:
-            scoring = self._scoring[sides] = [_scorer(cat, sides) for cat in self.rules.categories]
+            scoring = self._scoring[len(piles)] = [_scorer(cat, len(piles)) for cat in self.rules.categories]
         each = history if history is not None else self._no_history
         cells: list[int] = []
         for award in scoring:
             cells += award(piles, escobas, each)
-        return cells, [sum(cells[side::sides]) for side in range(sides)]
+        return cells
 
     # -------------------------------------------------------------- from a given position
     def playout(
