@@ -12,7 +12,8 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   positions in the table. Tables in random play hold few cards: a few thousand multisets
   answer nearly every turn, and every ruleset with the same capture search shares them.
   Without jokers and with Escoba's one capture kind the search is `CaptureFinder.sums`'s
-  (subsets grown card by card, pruned past the largest need) over the values; with jokers or
+  (subsets grown card by card, as bitmasks of positions, pruned past the largest need) over
+  the values; with jokers or
   other capture kinds (`sum: card`, priorities: the Italian games) it is
   `CaptureFinder.captures` itself for a card of each value, so no kind is written twice.
 - **Legal moves counted, not listed.** From those sets the loop counts each held card's
@@ -21,10 +22,15 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   card's captures by the deck order of the cards taken, as `Hand` does.
 - **The same random draws, inlined.** The random bot plays `moves[rng.randrange(len(moves))]`
   and decks are shuffled by `random.shuffle`; both are re-expressed with `getrandbits`, which
-  is exactly what CPython's `randrange` and `shuffle` do. At import the inlined forms are
-  checked against the library's; if they ever differ, the library functions are called.
+  is exactly what CPython's `randrange` and `shuffle` do (the shuffle written out step by step,
+  once per deck size). The inlined forms are checked against the library's, at import and per
+  deck size; if they ever differ, the library functions are called.
+- **Cards as codes**: every card in a hand, on the table or in the stock is one integer, its
+  value key above its index, so no list of values is kept beside the cards; and the **turns**
+  of a deal round (who plays, holding how many cards) are worked out once per round.
 - **Piles as bitmasks**, scored by the compiled measures' bitmask closures
-  (`Category.measure_on_mask`) and the award policies of `escoba.engine.scoring`.
+  (`Category.measure_on_mask`) and the award policies of `escoba.engine.scoring` (written out
+  for two sides, the commonest table).
 - **The deal convention as positions**: the deal plan of an identity order, once per table
   size and dealer, gives the positions read off every shuffled deck.
 - **The opening table** by `opening_of`, kept by the table's values.
