@@ -641,18 +641,17 @@ class Fused:
                 hands[s] = dealt
             pos += len(turns)
             deal_round += 1
-        return self._finish(t, [c & card_mask for c in table], piles, escobas, last, history)
+        return self._finish(t, sum(map(code_bit.__getitem__, table)), piles, escobas, last, history)
 
     def _finish(
-        self, t: _Table, table: list[int], piles: list[int], escobas: list[int], last: int | None,
+        self, t: _Table, mask: int, piles: list[int], escobas: list[int], last: int | None,
         captures: list[list[Capture]] | None,
     ) -> Outcome:  # fmt: skip
+        """The hand's end: the cards left on the table (`mask`) given as the rules say, and the
+        hand scored."""
         rules = self.rules
         set_aside = 0
-        if table:
-            mask = 0
-            for c in table:
-                mask |= self.bit[c]
+        if mask:
             to = rules.leftovers_to
             if to == "last_capturer" and last is not None:
                 seat: int | None = last
