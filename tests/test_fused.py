@@ -174,7 +174,6 @@ def test_fused_scoring_equals_score_category_on_random_piles(ruleset):
     """Each category's fused award equals score_category's points on random piles, 2 to 4 sides
     (most, threshold, holder, per_unit and bonus, ties to nobody and to all)."""
     rules = escoba.load_ruleset(ruleset)
-    kernel = Fused(rules)
     rng = random.Random(5)
     for _ in range(300):
         sides = rng.choice((2, 3, 4))
@@ -183,8 +182,9 @@ def test_fused_scoring_equals_score_category_on_random_piles(ruleset):
         cuts = sorted(rng.sample(range(len(cards) + 1), sides - 1))
         piles = [cards[a:b] for a, b in zip([0, *cuts], [*cuts, len(cards)])]
         escobas = [rng.randrange(4) for _ in range(sides)]
-        for cat, score in zip(rules.categories, kernel._scoring):
-            assert score([_mask(p) for p in piles], escobas, None) == list(score_category(cat, piles, escobas).points)
+        for cat in rules.categories:
+            award = fused_module._scorer(cat, sides)
+            assert list(award([_mask(p) for p in piles], escobas, (None,) * sides)) == list(score_category(cat, piles, escobas).points)
 
 
 # --------------------------------------------------------------------------- falling back

@@ -12,7 +12,8 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   positions in the table. Tables in random play hold few cards: a few thousand multisets
   answer nearly every turn, and every ruleset with the same capture search shares them.
   Without jokers and with Escoba's one capture kind the search is `CaptureFinder.sums`'s
-  (subsets grown card by card, pruned past the largest need) over the values; with jokers or
+  (subsets grown card by card, as bitmasks of positions, pruned past the largest need) over
+  the values; with jokers or
   other capture kinds (`sum: card`, priorities: the Italian games) it is
   `CaptureFinder.captures` itself for a card of each value, so no kind is written twice.
 - **Legal moves counted, not listed.** From those sets the loop counts each held card's
@@ -21,10 +22,15 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   card's captures by the deck order of the cards taken, as `Hand` does.
 - **The same random draws, inlined.** The random bot plays `moves[rng.randrange(len(moves))]`
   and decks are shuffled by `random.shuffle`; both are re-expressed with `getrandbits`, which
-  is exactly what CPython's `randrange` and `shuffle` do. At import the inlined forms are
-  checked against the library's; if they ever differ, the library functions are called.
+  is exactly what CPython's `randrange` and `shuffle` do (the shuffle written out step by step,
+  once per deck size). The inlined forms are checked against the library's, at import and per
+  deck size; if they ever differ, the library functions are called.
+- **Cards as codes**: every card in a hand, on the table or in the stock is one integer, its
+  value key above its index, so no list of values is kept beside the cards; and the **turns**
+  of a deal round (who plays, holding how many cards) are worked out once per round.
 - **Piles as bitmasks**, scored by the compiled measures' bitmask closures
-  (`Category.measure_on_mask`) and the award policies of `escoba.engine.scoring`.
+  (`Category.measure_on_mask`) and the award policies of `escoba.engine.scoring` (written out
+  for two sides, the commonest table).
 - **The deal convention as positions**: the deal plan of an identity order, once per table
   size and dealer, gives the positions read off every shuffled deck.
 - **The opening table** by `opening_of`, kept by the table's values.
@@ -44,7 +50,7 @@ import dataclasses
 import random
 import weakref
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -136,6 +142,45 @@ def _inlined_draws_agree() -> bool:
 
 
 INLINED = _inlined_draws_agree()
+BITS = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` without a call, for the usual numbers of moves
+
+
+def _shuffler(size: int) -> Callable[[list, Callable[[int], int]], None] | None:
+    """`random.shuffle` of a list of `size` items, with `getrandbits` of its generator: the
+    same draws and swaps, written out step by step with each step's bounds as constants. Every
+    deal shuffles the whole deck, and the loop's own bookkeeping was a fifth of the shuffle's
+    cost. None when the inlined draws are not the library's (`INLINED`) or this form does not
+    shuffle as `random.shuffle` does (checked here, once per deck size)."""
+    if not INLINED:
+        return None
+    lines = ["def shuffle(x, getrandbits):"]
+    for i in range(size - 1, 0, -1):  # random.shuffle: x[i] swapped with x[_randbelow(i + 1)]
+        k = (i + 1).bit_length()
+        lines += [f" j = getrandbits({k})", f" while j >= {i + 1}:", f"  j = getrandbits({k})", f" x[{i}], x[j] = x[j], x[{i}]"]
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # text built above from integers only
+    shuffle = namespace["shuffle"]
+    for seed in range(5):
+        a, b = random.Random(seed), random.Random(seed)
+        x, y = list(range(size)), list(range(size))
+        a.shuffle(x)
+        shuffle(y, b.getrandbits)
+        if x != y or a.random() != b.random():
+            return None
+    return shuffle
+
+
+class _Positions(dict):
+    """A bitmask of positions -> those positions from the highest down (worked out once)."""
+
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        if len(self) >= MEMO_LIMIT:
+            self.clear()
+        found = self[mask] = tuple(p for p in range(mask.bit_length() - 1, -1, -1) if mask >> p & 1)
+        return found
+
+
+_POSITIONS = _Positions()
 
 
 # ------------------------------------------------------------------ the compiled ruleset
@@ -143,7 +188,6 @@ INLINED = _inlined_draws_agree()
 class Outcome:
     """A finished hand, as the fused path reports it (lists by side)."""
 
-    points: list[int]  # the hand's points per side
     category_points: list[int]  # [category * sides + side], in the ruleset's category order
     escobas: list[int]
     piles: list[int]  # bitmask of the cards each side captured
@@ -151,6 +195,13 @@ class Outcome:
     opening: tuple[int, int, int, int]  # (dealer took the table, opening escobas, set aside, redeals)
     over: bool = True  # False: a playout stopped at its horizon (no points, no leftovers given)
     history: list[SideHistory] | None = None  # what `Hand.history()` gives, for rulesets that keep it
+
+    @property
+    def points(self) -> list[int]:
+        """The hand's points per side, its categories' summed (worked out when asked for: a
+        simulation sums the categories of all its hands instead)."""
+        sides, cells = len(self.escobas), self.category_points
+        return [sum(cells[side::sides]) for side in range(sides)] if self.over else []
 
 
 class _Table:
@@ -169,10 +220,11 @@ class _Table:
         self.table = list(plan.table)
         self.first = [list(h) for h in plan.rounds[0]] if plan.rounds else [[] for _ in range(players)]
         self.first_stop = len(plan.table) + sum(len(h) for h in self.first)
+        self.first_turns = _turns([len(h) for h in self.first], self.leader, self.next)
         # Later rounds by the number of cards left when they are dealt: per seat dealt to, a
         # slice (start, stop) of the stock from its top when the packet is contiguous, else
-        # the positions one by one (a short round dealt a card at a time).
-        self.rounds: dict[int, list[tuple[int, int, int, list[int] | None]]] = {}
+        # the positions one by one (a short round dealt a card at a time); and the round's turns.
+        self.rounds: dict[int, tuple[list[tuple[int, int, int, list[int] | None]], Turns]] = {}
         start = self.first_stop
         for hands in plan.rounds[1:]:
             packets: list[tuple[int, int, int, list[int] | None]] = []
@@ -182,8 +234,29 @@ class _Table:
                     packets.append((seat, offsets[0], offsets[0] + len(offsets), None))
                 elif offsets:
                     packets.append((seat, 0, 0, offsets))
-            self.rounds[size - start] = packets
+            self.rounds[size - start] = (packets, _turns([len(h) for h in hands], self.leader, self.next))
             start += sum(len(h) for h in hands)
+
+
+Turns = tuple[tuple[int, int, int], ...]
+
+
+def _turns(held: list[int], seat: int, nxt: list[int]) -> Turns:
+    """The turns of play until every hand is empty, from `seat` (or the first seat after it
+    that holds a card), each seat passing to the next that holds one, as `Hand` does: each
+    turn as (seat, cards it holds, cards left in all hands after its play). Worked out once
+    per deal round rather than at every play."""
+    held = list(held)
+    left = sum(held)
+    turns = []
+    while left:
+        while not held[seat]:  # only a short last round leaves someone without cards
+            seat = nxt[seat]
+        left -= 1
+        turns.append((seat, held[seat], left))
+        held[seat] -= 1
+        seat = nxt[seat]
+    return tuple(turns)
 
 
 class Fused:
@@ -231,15 +304,20 @@ class Fused:
         self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1 and one_sum
         self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
         self.keys = top + 1
-        self.deck = list(cards)
+        # What the capture search looks for, without jokers and with one kind: for each value
+        # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
+        self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
+        self.limit = finder.target - min(self.representative)
+        self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
         self._subsets = _memo(search)  # table values -> what a card of each value can take
         self._captures = _memo((*search, rules.compulsory))  # ... and how many moves each has
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
-        self._scoring = [_scorer(cat) for cat in rules.categories]
-        self._shuffle = [(i, i + 1, (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1)]
+        self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
+        self._no_history = (None,) * max(rules.player_counts)  # the measures' history when none is kept
+        self._shuffle = _shuffler(len(cards))
 
     def table(self, players: int, dealer: int) -> _Table:
         found = self._tables.get((players, dealer))
@@ -250,8 +328,8 @@ class Fused:
         return found
 
     def _sig(self, codes: Sequence[int]) -> int:
-        unit, shift = self.unit, self.shift
-        return sum(unit[code >> shift] for code in codes)
+        """The multiset of the values of these codes (C calls only: twice a hand)."""
+        return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
     def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple]:
@@ -296,48 +374,54 @@ class Fused:
             for k, card in self.representative.items():
                 found = finder.captures(card, cards)
                 if found:
-                    positions = tuple(tuple(sorted(map(at, s))) for s in found)
+                    positions = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
                     subsets[k] = (positions, tuple(sum(unit[table[p] >> shift] for p in t) for t in positions))
             return subsets
-        target = finder.target
-        limit = target - min(self.representative)
-        grown: list[tuple[int, tuple[int, ...], int]] = [(0, (), 0)]
+        limit = self.limit
+        # by_total[s]: the subsets of the cards seen so far that sum to s (up to `reached`, the
+        # sum of them all), each as (a bitmask of its positions, its values in `sig` form); a
+        # card extends the subsets of the larger totals first, so that it is never taken twice.
+        # Masks while growing (a big table has hundreds of subsets), and each mask's positions
+        # at the end, one tuple shared by every table (`_POSITIONS`): a tenth fewer
+        # instructions and about a quarter less time on the big tables of optional capture (fr).
+        by_total: list[list[tuple[int, int]]] = [[(0, 0)], *map(list, repeat((), limit))]
+        reached = 0
         for p, code in enumerate(table):
             v = code >> shift
             if v > limit:
                 break  # the table is sorted by value: no later card fits either
-            u = unit[v]
-            grown += [(total + v, taken + (p,), values + u) for total, taken, values in grown if total + v <= limit]
-        by_sum: dict[int, list] = {}
-        for total, taken, values in grown[1:]:
-            by_sum.setdefault(total, []).append((taken, values))
-        for k in self.representative:
-            same = by_sum.get(target - k)
-            if same:
-                subsets[k] = (tuple(t for t, _ in same), tuple(v for _, v in same))
+            u, bit = unit[v], 1 << p
+            for total in range(min(reached, limit - v), -1, -1):
+                smaller = by_total[total]
+                if smaller:
+                    by_total[total + v] += [(taken | bit, values + u) for taken, values in smaller]
+            reached += v
+        for k, need in self.needs:
+            if by_total[need]:
+                masks, values = zip(*by_total[need])
+                subsets[k] = (tuple(map(_POSITIONS.__getitem__, masks)), values)
         return subsets
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
-        sig = self._sig([self.code[c] for c in table])
+        """`opening_of` for a table given as codes, remembered by the table's values."""
+        sig = self._sig(table)
         try:
             return self._openings[sig]
         except KeyError:
-            found = self._openings[sig] = opening_of(self.rules, table)
+            found = self._openings[sig] = opening_of(self.rules, [c & self.card_mask for c in table])
             return found
 
     # -------------------------------------------------------------- a whole hand
-    def deal_and_play(
-        self, rng: random.Random, players: int, dealer: int, cards: list[int] | None = None, trace: list | None = None
-    ) -> Outcome:
+    def deal_and_play(self, rng: random.Random, players: int, dealer: int, trace: list | None = None) -> Outcome:
         """Shuffle, deal and play one hand with random bots drawing from `rng`, exactly as
         `Hand(rules, players, dealer, shuffled_decks(rules, rng))` played by `random_bot(rng)` at
-        every seat would. `cards` is the list `shuffled_decks` keeps shuffling (a match passes the
-        same list from hand to hand); `trace`, if given, receives each (seat, card, taken cards)."""
+        every seat would; `trace`, if given, receives each (seat, card, taken cards)."""
         t = self.table(players, dealer)
-        if cards is None:
-            cards = list(self.deck)
+        # The deck is shuffled as codes: the same permutation `shuffled_decks` applies to the
+        # cards, with each card's value key already beside it for the hands and the table.
+        stock = list(self.codes)
         getrandbits = rng.getrandbits
-        bit = self.bit
+        code_bit = self.code_bit
         piles = [0] * t.sides
         escobas = [0] * t.sides
         set_aside = 0
@@ -347,15 +431,11 @@ class Fused:
         while True:
             if redeals == MAX_REDEALS:
                 raise EscobaError(f"no playable deal after {MAX_REDEALS} redeals")
-            if INLINED:
-                for i, n, k in self._shuffle:
-                    j = getrandbits(k)
-                    while j >= n:
-                        j = getrandbits(k)
-                    cards[i], cards[j] = cards[j], cards[i]
+            if self._shuffle is not None:
+                self._shuffle(stock, getrandbits)
             else:
-                rng.shuffle(cards)
-            table = [cards[p] for p in t.table]
+                rng.shuffle(stock)
+            table = [stock[p] for p in t.table]
             found = self._opening(table) if table else None
             if found is None:
                 break
@@ -365,7 +445,7 @@ class Fused:
                 continue
             mask = 0
             for c in table:
-                mask |= bit[c]
+                mask |= code_bit[c]
             if action == "dealer_takes":
                 side = t.side_of[dealer]
                 piles[side] |= mask
@@ -377,17 +457,17 @@ class Fused:
                 aside = 1
             table = []
             break
+        in_deck_order = self.card_mask.__and__
         hands = []
         for positions in t.first:
-            h = [cards[p] for p in positions]
-            h.sort()
+            h = [stock[p] for p in positions]
+            h.sort(key=in_deck_order)
             hands.append(h)
-        code = self.code
-        codes = sorted([code[c] for c in table])
+        table.sort()
         history: list[list[Capture]] | None = [[] for _ in range(t.sides)] if self.rules.needs_history else None
         outcome = self._play(
-            getrandbits, rng, t, hands, codes, cards, t.first_stop, piles, escobas, last, t.leader, trace, None, None,
-            history, 0, 1,
+            getrandbits, rng, t, hands, table, stock, t.first_stop, piles, escobas, last, t.first_turns, trace, None,
+            None, history, 0, 1,
         )  # fmt: skip
         outcome.set_aside |= set_aside
         outcome.opening = (taken, opening_escobas, aside, redeals)
@@ -405,7 +485,7 @@ class Fused:
         piles: list[int],
         escobas: list[int],
         last: int | None,
-        seat: int,
+        turns: Turns,
         trace: list | None,
         greedy: Greedy | None,
         horizon: int | None,
@@ -413,106 +493,108 @@ class Fused:
         plays: int,
         deal_round: int,
     ) -> Outcome:
-        """Play from a position to the end of the hand: `hands` in deck order, `table` as sorted
-        codes, the stock `stock[pos:]`, `seat` to play (and holding a card). Moves are drawn
-        at random, or chosen by `greedy`; with a `horizon`, play stops before a move once fewer
-        than `horizon` cards are left to deal and a card of the round has been played.
-        `history` (each side's captures so far, extended in place; None when the ruleset keeps
-        none), `plays` (made so far) and `deal_round` are `Hand.captures`, `.plays`, `.round`."""
+        """Play from a position to the end of the hand: `hands` as codes in deck order, `table`
+        as sorted codes, the stock `stock[pos:]` as codes, `turns` those left in the round
+        (`_turns`).
+        Moves are drawn at random, or chosen by `greedy`; with a `horizon`, play stops before a
+        move once fewer than `horizon` cards are left to deal and a card of the round has been
+        played. `history` (each side's captures so far, extended in place; None when the
+        ruleset keeps none), `plays` (made so far) and `deal_round` are `Hand.captures`,
+        `.plays`, `.round`."""
         rules = self.rules
-        code, card_mask, jokers, unit = self.code, self.card_mask, self.jokers, self.unit
-        played = self.played
+        shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
-        memo_get = self._captures.get
-        side_of, nxt, rounds = t.side_of, t.next, t.rounds
+        memo = self._captures
+        side_of, rounds = t.side_of, t.rounds
+        in_deck_order = card_mask.__and__
         stock_end = len(stock)
+        below = t.players * rules.hand_size - 1  # a card of the round has been played: fewer left in hands
         optional = rules.compulsory == "optional"
         last_play_escoba = rules.escoba_on_last_play
         joker_check = bool(jokers) and not rules.joker_escobas_score
         inlined = INLINED
-        values = [[played[c] for c in h] for h in hands]  # beside each hand: its cards' value keys
         sig = self._sig(table)
-        left = sum(map(len, hands))
-        full = t.players * rules.hand_size
-        played_before = plays - pos + left  # plays made = played_before + pos - left, as cards are dealt and played
+        played_before = plays - pos + len(turns)  # plays made = played_before + pos - left, as cards are dealt and played
         while True:
-            if horizon is not None and stock_end - pos < horizon and left < full:
-                return Outcome([], [], escobas, piles, 0, (0, 0, 0, 0), over=False)
-            h, hv = hands[seat], values[seat]
-            entry = memo_get(sig)
-            if entry is None:
-                entry = self._captures_on(sig, table)
-            moves_of, subsets_of = entry
-            if greedy is not None:
-                i, r = greedy.choose(h, hv, subsets_of, table)  # r: which capture of the card, -1 placing it
-                card = h.pop(i)
-                k = hv.pop(i)
-                subsets = subsets_of[k]
-                left -= 1
-                capture = r >= 0
-            else:
-                # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
-                held = len(hv)
-                if held == 1:
-                    n = moves_of[hv[0]] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
-                elif held == 2:
-                    first = moves_of[hv[0]]
-                    n = first + moves_of[hv[1]]
-                    if not n:
-                        first, n = 1, 2
-                elif held == 3:
-                    first = moves_of[hv[0]]
-                    second = first + moves_of[hv[1]]
-                    n = second + moves_of[hv[2]]
-                    if not n:
-                        first, second, n = 1, 2, 3
+            for seat, holds, left in turns:
+                if horizon is not None and stock_end - pos < horizon and left < below:
+                    return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
+                h = hands[seat]
+                try:  # (a try costs nothing until it catches)
+                    moves_of, subsets_of = memo[sig]
+                except KeyError:
+                    moves_of, subsets_of = self._captures_on(sig, table)
+                if greedy is not None:
+                    i, r = greedy.choose(h, subsets_of, table)  # r: which capture of the card, -1 placing it
+                    held = h.pop(i)
+                    subsets = subsets_of[held >> shift]
                 else:
-                    counts = list(map(moves_of.__getitem__, hv))
-                    n = sum(counts)
-                    if not n:
-                        counts, n = [1] * held, held
-                if inlined:
-                    nbits = n.bit_length()
-                    r = getrandbits(nbits)
-                    while r >= n:
+                    # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
+                    if holds == 3:
+                        first = moves_of[h[0] >> shift]
+                        second = first + moves_of[h[1] >> shift]
+                        n = second + moves_of[h[2] >> shift]
+                        if not n:
+                            first, second, n = 1, 2, 3
+                    elif holds == 2:
+                        first = moves_of[h[0] >> shift]
+                        n = first + moves_of[h[1] >> shift]
+                        if not n:
+                            first, n = 1, 2
+                    elif holds == 1:
+                        first = moves_of[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
+                        n = first
+                    else:
+                        counts = [moves_of[x >> shift] for x in h]
+                        n = sum(counts)
+                        if not n:
+                            counts, n = [1] * holds, holds
+                        first = counts[0]
+                    if inlined:
+                        try:
+                            nbits = BITS[n]
+                        except IndexError:
+                            nbits = n.bit_length()
                         r = getrandbits(nbits)
-                else:
-                    r = rng.randrange(n)
-                # Which held card the r-th move plays, and which of its moves it is.
-                if held == 1:
-                    i = 0
-                elif held == 2:
+                        while r >= n:
+                            r = getrandbits(nbits)
+                    else:
+                        r = rng.randrange(n)
+                    # Which held card the r-th move plays, and which of its moves it is.
                     if r < first:
                         i = 0
-                    else:
+                    elif holds == 2:
                         i = 1
                         r -= first
-                elif held == 3:
-                    if r < first:
+                    elif holds == 3:
+                        if r < second:
+                            i = 1
+                            r -= first
+                        else:
+                            i = 2
+                            r -= second
+                    else:
                         i = 0
-                    elif r < second:
-                        i = 1
-                        r -= first
-                    else:
-                        i = 2
-                        r -= second
-                else:
-                    i = 0
-                    while r >= counts[i]:
-                        r -= counts[i]
-                        i += 1
-                card = h.pop(i)
-                k = hv.pop(i)
-                subsets = subsets_of[k]
-                if optional:
-                    r -= 1  # the placement comes first
-                left -= 1
-                capture = subsets is not None and r >= 0
-                if capture and len(subsets[0]) > 1:  # the reference lists captures in the deck order of the cards taken
-                    captures = subsets[0]
+                        while r >= counts[i]:
+                            r -= counts[i]
+                            i += 1
+                    held = h.pop(i)
+                    subsets = subsets_of[held >> shift]
+                    if optional:
+                        r -= 1  # the placement comes first
+                if subsets is None or r < 0:  # the card is placed
+                    if trace is not None:
+                        trace.append((seat, held & card_mask, ()))
+                    insort(table, held)
+                    sig += unit[held >> shift]
+                    continue
+                captures = subsets[0]
+                if len(captures) > 1 and greedy is None:
+                    # The random draw counts a card's captures in the order the reference lists
+                    # them, the deck order of the cards taken (`greedy` gave the memo's index).
+                    at = table.__getitem__
                     if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
-                        at = table.__getitem__
                         if len(captures) == 2:
                             if sum(map(rank_of, map(at, captures[0]))) < sum(map(rank_of, map(at, captures[1]))):
                                 r = 1 - r
@@ -521,72 +603,55 @@ class Fused:
                             keys = list(map(sum, map(map, repeat(rank), captures)))
                             r = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)[r]
                     else:
-                        at = table.__getitem__
                         r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
-            if capture:
-                captures, sigs = subsets
-                take, taken_sig = captures[r], sigs[r]
+                take = captures[r]
                 side = side_of[seat]
-                mask = 1 << card
+                mask = code_bit[held]
                 for p in take:
                     mask |= code_bit[table[p]]
                 piles[side] |= mask
                 last = seat
-                sig -= taken_sig
+                sig -= subsets[1][r]
                 if trace is not None:
-                    trace.append((seat, card, tuple(sorted(table[p] & card_mask for p in take))))
-                if len(take) == len(table):
+                    trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
+                if not sig:  # no value left on the table: it was swept
                     table = []
                     swept = (last_play_escoba or left or pos < stock_end) and not (joker_check and mask & jokers)
                     if swept:
                         escobas[side] += 1
                 else:
                     swept = False
-                    for p in reversed(take):
+                    for p in take:  # from the highest position down
                         del table[p]
                 if history is not None:  # what Hand._remember records
+                    card = held & card_mask
                     history[side].append(Capture(
                         card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
                         not left and pos >= stock_end, bool(swept),
                     ))  # fmt: skip
-            else:
-                if trace is not None:
-                    trace.append((seat, card, ()))
-                insort(table, code[card])
-                sig += unit[k]
-            if left:
-                seat = nxt[seat]
-                while not hands[seat]:  # only a short last round leaves someone without cards
-                    seat = nxt[seat]
-            elif pos < stock_end:
-                for s, a, b, positions in rounds[stock_end - pos]:
-                    if positions is None:
-                        dealt = stock[pos + a : pos + b]
-                    else:
-                        dealt = [stock[pos + p] for p in positions]
-                    dealt.sort()
-                    hands[s] = dealt
-                    values[s] = list(map(played.__getitem__, dealt))
-                    left += len(dealt)
-                pos += left
-                deal_round += 1
-                seat = t.leader
-                while not hands[seat]:
-                    seat = nxt[seat]
-            else:
+            if pos == stock_end:
                 break
-        return self._finish(t, [c & card_mask for c in table], piles, escobas, last, history)
+            packets, turns = rounds[stock_end - pos]
+            for s, a, b, positions in packets:
+                if positions is None:
+                    dealt = stock[pos + a : pos + b]
+                else:
+                    dealt = [stock[pos + p] for p in positions]
+                dealt.sort(key=in_deck_order)
+                hands[s] = dealt
+            pos += len(turns)
+            deal_round += 1
+        return self._finish(t, sum(map(code_bit.__getitem__, table)), piles, escobas, last, history)
 
     def _finish(
-        self, t: _Table, table: list[int], piles: list[int], escobas: list[int], last: int | None,
+        self, t: _Table, mask: int, piles: list[int], escobas: list[int], last: int | None,
         captures: list[list[Capture]] | None,
     ) -> Outcome:  # fmt: skip
+        """The hand's end: the cards left on the table (`mask`) given as the rules say, and the
+        hand scored."""
         rules = self.rules
         set_aside = 0
-        if table:
-            mask = 0
-            for c in table:
-                mask |= self.bit[c]
+        if mask:
             to = rules.leftovers_to
             if to == "last_capturer" and last is not None:
                 seat: int | None = last
@@ -604,18 +669,29 @@ class Fused:
         history = None
         if captures is not None:
             history = side_histories(captures, t.side_of[last] if last is not None else None)
-        category_points, points = self.score(piles, escobas, history)
-        return Outcome(points, category_points, escobas, piles, set_aside, (0, 0, 0, 0), history=history)
+        return Outcome(self._category_points(piles, escobas, history), escobas, piles, set_aside, (0, 0, 0, 0), True, history)
 
     def score(
         self, piles: list[int], escobas: list[int], history: list[SideHistory] | None = None
     ) -> tuple[list[int], list[int]]:
         """Points per category and side (category major) and per side, for piles as bitmasks
         (and each side's history, needed when the ruleset's measures read it)."""
+        cells, sides = self._category_points(piles, escobas, history), len(piles)
+        return cells, [sum(cells[side::sides]) for side in range(sides)]
+
+    def _category_points(
+        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None
+    ) -> list[int]:  # fmt: skip
         if self.rules.needs_history and history is None:
             raise EscobaError(f"the measures of {self.rules.id} read the hand's history, and none was given")
-        awards = [score(piles, escobas, history) for score in self._scoring]
-        return [p for award in awards for p in award], list(map(sum, zip(*awards))) if awards else [0] * len(piles)
+        scoring = self._scoring.get(len(piles))
+        if scoring is None:
+            scoring = self._scoring[len(piles)] = [_scorer(cat, len(piles)) for cat in self.rules.categories]
+        each = history if history is not None else self._no_history
+        cells: list[int] = []
+        for award in scoring:
+            cells += award(piles, escobas, each)
+        return cells
 
     # -------------------------------------------------------------- from a given position
     def playout(
@@ -637,6 +713,7 @@ class Fused:
         if left and left not in t.rounds:
             return None
         bit, code = self.bit, self.code
+        in_deck_order = self.card_mask.__and__
         piles = []
         for pile in hand.piles:
             mask = 0
@@ -645,8 +722,9 @@ class Fused:
             piles.append(mask)
         history = [list(mine) for mine in hand.captures] if hand.captures is not None else None
         return self._play(
-            rng.getrandbits, rng, t, [sorted(h) for h in hand.hands], sorted([code[c] for c in hand.table]),
-            hand._stock, hand._next, piles, list(hand.escobas), hand.last_capturer, hand.to_play, trace, greedy, horizon,
+            rng.getrandbits, rng, t, [sorted([code[c] for c in h], key=in_deck_order) for h in hand.hands],
+            sorted([code[c] for c in hand.table]), [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas),
+            hand.last_capturer, _turns([len(h) for h in hand.hands], hand.to_play, t.next), trace, greedy, horizon,
             history, hand.plays, hand.round,
         )  # fmt: skip
 
@@ -662,16 +740,18 @@ class Greedy:
         self.worth = card_worth
         self.escoba = escoba
         self.mask = kernel.card_mask
+        self.shift = kernel.shift
         self.compulsory = kernel.rules.compulsory
 
-    def choose(self, held: list[int], keys: list[int], subsets_of: Sequence, table: list[int]) -> tuple[int, int]:
+    def choose(self, held: list[int], subsets_of: Sequence, table: list[int]) -> tuple[int, int]:
         """(position of the card in `held`, index of the capture in its captures tuple or -1
-        to place it), with `held` in deck order and `table` as the fused loop's sorted codes."""
-        worth, escoba, mask, compulsory = self.worth, self.escoba, self.mask, self.compulsory
-        anyone = compulsory == "hand" and any(subsets_of[k] is not None for k in keys)
+        to place it), with `held` as the fused loop's codes in deck order and `table` as its
+        sorted codes."""
+        worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
+        anyone = compulsory == "hand" and any(subsets_of[x >> shift] is not None for x in held)
         best, best_gain = (0, -1), -float("inf")
-        for i, card in enumerate(held):
-            subsets = subsets_of[keys[i]]
+        for i, x in enumerate(held):
+            card, subsets = x & mask, subsets_of[x >> shift]
             if compulsory == "optional" or (subsets is None and not anyone):
                 gain = -worth[card] - 1000.0
                 if gain > best_gain:
@@ -691,46 +771,44 @@ class Greedy:
         return best
 
 
-def _scorer(cat: Category) -> Any:
-    """One category's award as a function of (piles as bitmasks, escobas, each side's history
-    or None) -> points per side, by the policies of `escoba.engine.scoring.score_category`
-    (tests/test_fused.py pins them against it)."""
+def _scorer(cat: Category, sides: int) -> Any:
+    """One category's award as a function of (piles as bitmasks, escobas, each side's history:
+    None per side when the ruleset keeps none) -> points per side, by the policies of
+    `escoba.engine.scoring.score_category` (tests/test_fused.py pins them against it).
+
+    Every simulated hand calls each category's award once, so the commonest cases, a card's
+    holder and the most of something between two sides, are written out for two sides: their
+    award is then a constant tuple, with no list built and no loop."""
     pts, policy = cat.points, cat.policy
     if policy == "holder":
         card = cat.card
         assert card is not None
+        if sides == 2:
+            first, second, neither = (pts, 0), (0, pts), (0, 0)
+            return lambda piles, escobas, history: (
+                first if piles[0] >> card & 1 else second if piles[1] >> card & 1 else neither
+            )  # fmt: skip
         return lambda piles, escobas, history: [pts if m >> card & 1 else 0 for m in piles]
     on_mask = cat.measure_on_mask
     assert on_mask is not None
-    if cat.needs_history:
-
-        def measures(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> Any:
-            assert history is not None  # Fused.score checks it
-            return map(on_mask, piles, escobas, history)
-
-    else:
-
-        def measures(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> Any:
-            return map(on_mask, piles, escobas)
-
     if policy == "per_unit":
         return lambda piles, escobas, history: [
-            0 if v is None else pts * int(v) for v in measures(piles, escobas, history)
+            0 if v is None else pts * int(v) for v in map(on_mask, piles, escobas, history)
         ]  # fmt: skip
     if policy == "bonus":
         return lambda piles, escobas, history: [
-            pts if v is not None and v else 0 for v in measures(piles, escobas, history)
+            pts if v is not None and v else 0 for v in map(on_mask, piles, escobas, history)
         ]  # fmt: skip
     if policy == "threshold":
         bound = cat.more_than
         assert bound is not None
         return lambda piles, escobas, history: [
-            pts if v is not None and v > bound else 0 for v in measures(piles, escobas, history)
+            pts if v is not None and v > bound else 0 for v in map(on_mask, piles, escobas, history)
         ]  # fmt: skip
     shared = cat.ties == "all"
 
-    def most(piles: list[int], escobas: list[int], history: list[SideHistory] | None) -> list[int]:
-        values = list(measures(piles, escobas, history))
+    def most(piles: list[int], escobas: list[int], history: Sequence[SideHistory | None]) -> list[int]:
+        values = list(map(on_mask, piles, escobas, history))
         out = [0] * len(values)
         if None in values:  # some side not eligible: the best among the others
             eligible = [v for v in values if v is not None]
@@ -749,7 +827,18 @@ def _scorer(cat: Category) -> Any:
                 out[s] = pts
         return out
 
-    return most
+    if sides != 2:
+        return most
+    first, second, tied = (pts, 0), (0, pts), (pts, pts) if shared else (0, 0)
+
+    def most_of_two(piles: list[int], escobas: list[int], history: Sequence[SideHistory | None]) -> Sequence[int]:
+        a = on_mask(piles[0], escobas[0], history[0])
+        b = on_mask(piles[1], escobas[1], history[1])
+        if a is None or b is None:
+            return most(piles, escobas, history)
+        return first if a > b else second if b > a else tied
+
+    return most_of_two
 
 
 # ------------------------------------------------------------------ finding the compiled form

@@ -82,8 +82,9 @@ class ExprEnv:
 class Compiled:
     """A checked expression: `fn(cards, escobas, history=None)` evaluates it for one side's pile
     (and, when `needs_history`, the side's `SideHistory` from engine/history.py); `on_mask(bitmask
-    of the pile, escobas, history=None)` is the same with the pile as a bitmask of card indices
-    (what the fused simulation path keeps; the history is then needed as for `fn`)."""
+    of the pile, escobas, history)` is the same with the pile as a bitmask of card indices (what
+    the fused simulation path keeps), the history always passed: None when not `needs_history`
+    (one call per side and category in every simulated hand, so no wrapper adds a default)."""
 
     text: str
     kind: str  # "number" | "bool" | "set"; a measure is never "set" (that is an error)
@@ -1061,8 +1062,7 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
             return plain(cards, escobas, history)
 
     # `inner` reads the mask only when the expression uses the cards (otherwise it is given 0).
-    on_mask = inner if needs_history else (lambda m, e, h=None: inner(m, e, None))
-    return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history, on_mask)
+    return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history, inner)
 
 
 def _uses(node: Node, names: Sequence[str]) -> bool:
