@@ -7,8 +7,8 @@ judge the same bundled rulesets again. So a document that passed is remembered b
 everything its verdict depends on:
 
 - the document as parsed (`repr` of the data: exact types, so `1`, `1.0`, `true` and `"1"`
-  differ) and, for a ruleset, the name and path of every file of its `extends` chain (a
-  bundled file's name must be its id);
+  differ) and, for a ruleset, the name, the path and whether it is bundled of every file of
+  its `extends` chain (a bundled file's name must be its id);
 - the judges (`_judges`): every module of `escoba.rules` and its grammar, the schemas, the
   source documents that citations are checked against, the installed jsonschema, lark and
   PyYAML (by path, size and modification time), and the versions of Python and escoba.
