@@ -239,3 +239,17 @@ def test_dir_shows_the_lazy_names() -> None:
         assert name in names
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         escoba.Nope  # noqa: B018
+
+
+@pytest.mark.parametrize("columns", ["50", "120"])
+def test_help_is_sized_as_argparse_sizes_it(monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
+    """`HelpFormatter` (which does not import shutil) wraps help at the width argparse's own
+    formatter would, from `COLUMNS`."""
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = cli.build_parser("simulate")
+    sub = next(a for a in ours._actions if isinstance(a, argparse._SubParsersAction)).choices["simulate"]
+    theirs = argparse.RawDescriptionHelpFormatter(sub.prog)
+    assert sub._get_formatter()._width == theirs._width and sub._get_formatter()._max_help_position == theirs._max_help_position
+    wide = sub.format_help()
+    sub.formatter_class = argparse.RawDescriptionHelpFormatter
+    assert wide == sub.format_help()

@@ -126,6 +126,24 @@ def test_a_known_ruleset_loads_without_yaml_jsonschema_or_lark(tmp_path):
     assert runs == [["yaml", "jsonschema", "lark"], ["-"]]
 
 
+def test_a_known_ruleset_is_checked_without_the_heavy_imports(tmp_path):
+    """`escoba check ID` the second time imports none of the modules that made its start-up
+    slow: the parsers and validators, `dataclasses` (and `inspect`), `json`, `shutil`, `copy`."""
+    heavy = ("yaml", "jsonschema", "lark", "dataclasses", "inspect", "json", "shutil", "copy")
+    code = (
+        "import sys; from escoba.cli.main import main; assert main(['check', 'sv']) == 0; "
+        f"print(' '.join(m for m in {heavy!r} if m in sys.modules) or '-', file=sys.stderr)"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("ESCOBA_NO_CACHE", None)
+    runs = [
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stderr.split()
+        for _ in range(2)
+    ]
+    assert set(runs[0]) >= {"yaml", "jsonschema", "lark"}  # the first run judged it
+    assert runs[1] == ["-"]
+
+
 def test_a_text_parsed_before_is_read_back_as_parsed(cache, tmp_path, monkeypatch):
     """The data and positions kept for a file are those a fresh parse gives; a kept file that
     does not read back is parsed afresh."""

@@ -16,7 +16,7 @@ prints the first `SHOWN_PROBLEMS` and says how many more there are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from escoba.record import Record
 
 QUOTE_LIMIT = 60  # characters of a user's value quoted in a message
 MESSAGE_LIMIT = 500  # characters of one problem's message
@@ -54,14 +54,29 @@ class EscobaError(Exception):
     """Base class of every error the project raises on purpose."""
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where in a document a problem is. Line and column are 1-based; 0 means unknown."""
+class Location(Record):
+    """Where in a document a problem is. Line and column are 1-based; 0 means unknown.
+    Immutable and hashable."""
 
-    file: str = "<string>"
-    line: int = 0
-    column: int = 0
-    path: str = "$"
+    _fields = ("file", "line", "column", "path")
+    __slots__ = _fields
+    file: str
+    line: int
+    column: int
+    path: str
+
+    def __init__(self, file: str = "<string>", line: int = 0, column: int = 0, path: str = "$"):
+        for name, value in zip(self._fields, (file, line, column, path)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Location is immutable")
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple:  # pickling and copying rebuild it (fields cannot be set)
+        return (Location, self._values())
 
     def __str__(self) -> str:
         where = one_line(self.file)
@@ -70,19 +85,19 @@ class Location:
         return f"{where}: {one_line(self.path)}"
 
 
-@dataclass
-class Problem:
+class Problem(Record):
     """One thing wrong with a document; `excerpt` (with a caret) is for expression errors."""
 
-    location: Location
-    message: str
-    excerpt: str | None = None
-    caret: int | None = None
+    _fields = ("location", "message", "excerpt", "caret")
+    __slots__ = _fields
 
-    def __post_init__(self) -> None:
-        self.message = shorten(one_line(self.message), MESSAGE_LIMIT)
-        if self.excerpt is not None:  # a blank for a blank, so the caret stays under its column
-            self.excerpt = "".join(c if c.isprintable() else " " for c in self.excerpt)
+    def __init__(self, location: Location, message: str, excerpt: str | None = None, caret: int | None = None):
+        self.location = location
+        self.message = shorten(one_line(message), MESSAGE_LIMIT)
+        if excerpt is not None:  # a blank for a blank, so the caret stays under its column
+            excerpt = "".join(c if c.isprintable() else " " for c in excerpt)
+        self.excerpt = excerpt
+        self.caret = caret
 
     def __str__(self) -> str:
         text = f"{self.location}: {self.message}"

@@ -9,9 +9,9 @@ what is read is bounded whatever the file is.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -75,16 +75,22 @@ def strict_json(text: str | bytes) -> Any:
     can then be written back out as non-JSON."""
     # `json.loads` as written, with one decoder made once: passing `parse_constant` to
     # `json.loads` builds a new decoder for every call, a tenth of a conformance run.
+    json, decoder = _json()
     if isinstance(text, (bytes, bytearray)):
         text = text.decode(json.detect_encoding(text), "surrogatepass")
     elif text.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-    return _DECODER.decode(text)
+    return decoder.decode(text)
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+@cache
+def _json() -> tuple[Any, Any]:
+    """The `json` module and the strict decoder, on first use: reading a ruleset (`escoba
+    check`) needs neither, and importing `json` is a few milliseconds of its start-up."""
+    import json
 
+    return json, json.JSONDecoder(parse_constant=_no_constant)

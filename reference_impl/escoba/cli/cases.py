@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.main import HelpFormatter, UsageError, add_format_argument
 
 HELP = "generate golden cases for a ruleset (your own rules): seeded games, targeted positions, probes"
 DESCRIPTION = """\
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     generate = sub.add_parser(
         "generate", help="write the cases of RULESET into a folder", description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )  # fmt: skip
     generate.add_argument("ruleset", metavar="RULESET", help="a bundled ruleset id or a ruleset file")
     generate.add_argument("--out", required=True, metavar="DIR", help="the folder to write (created if missing)")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from escoba.errors import Problem, RulesetError, UnknownRuleset
 from escoba.rules import registry, verdicts
-from escoba.rules.resolve import Resolved, load_chain, resolve
-from escoba.rules.yamlload import load_text
+from escoba.rules.resolve import Resolved, load_chain, resolve, ruleset_id
+from escoba.rules.yamlload import Document, load_text
 
-__all__ = ["Resolved", "bundled_ids", "check", "check_document", "load_resolved"]
+__all__ = ["Resolved", "bundled_ids", "check", "check_document", "load_resolved", "valid_id"]
 
 
 def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
@@ -23,35 +23,59 @@ def load_resolved(id_or_path: str, text: str | None = None) -> Resolved:
 
     With `text`, that is the file's content (standard input), shown as `id_or_path`; a relative
     `extends` in it is looked up from the working folder, and without an `id` it is 'stdin'."""
+    shown, chain = _chain(id_or_path, text)
     if text is None:
-        path, shown = registry.find(id_or_path)
-        chain = load_chain(path, shown)
         hit = _VALID.get(shown)
         if hit is not None and len(hit[0]) == len(chain) and all(a is b for a, b in zip(hit[0], chain)):
             return _copy(hit[1])
-    else:
-        # Where the text stands for `extends` and messages; with no `id:` its id is 'stdin'.
-        path, shown = Path.cwd() / "stdin.yaml", id_or_path
-        chain = load_chain(path, shown, first=load_text(text, shown, path))
-    # Everything the verdict depends on besides the judges' code (rules/verdicts.py): each
-    # file's data, the name it is shown by, where it is and whether it is bundled (a bundled
-    # file's name must be its id).
-    chain_key = [(doc.file, str(doc.path), registry.is_bundled(doc.path), doc.data) for doc in chain]
-    if verdicts.known("ruleset", chain_key):
-        resolved = resolve(chain)
-    else:
-        from escoba.rules import schema, semantics  # jsonschema and lark load only when needed
-
-        _stop_if(_header_problems(chain, schema))
-        resolved = resolve(chain)
-        _stop_if(schema.validate(resolved.doc, resolved.positions))
-        _stop_if(semantics.check(resolved))
-        verdicts.remember("ruleset", chain_key)
+    resolved = _judged(chain)
     if text is None:
         if len(_VALID) > 64:
             _VALID.clear()
         _VALID[shown] = (tuple(chain), resolved)
         return _copy(resolved)
+    return resolved
+
+
+def valid_id(id_or_path: str, text: str | None = None) -> str:
+    """The id of a valid ruleset (errors as `load_resolved`'s): all `escoba check` needs, so a
+    chain whose verdict is remembered is not even resolved."""
+    _, chain = _chain(id_or_path, text)
+    if verdicts.known("ruleset", _chain_key(chain)):
+        return ruleset_id(chain[0])
+    return _judged(chain).id
+
+
+def _chain(id_or_path: str, text: str | None) -> tuple[str, list[Document]]:
+    """The name shown and the `extends` chain of a ruleset (child first)."""
+    if text is None:
+        path, shown = registry.find(id_or_path)
+        return shown, load_chain(path, shown)
+    # Where the text stands for `extends` and messages; with no `id:` its id is 'stdin'.
+    path, shown = Path.cwd() / "stdin.yaml", id_or_path
+    return shown, load_chain(path, shown, first=load_text(text, shown, path))
+
+
+def _chain_key(chain: list[Document]) -> list:
+    """Everything a chain's verdict depends on besides the judges' code (rules/verdicts.py):
+    each file's data, the name it is shown by, where it is and whether it is bundled (a
+    bundled file's name must be its id)."""
+    return [(doc.file, str(doc.path), registry.is_bundled(doc.path), doc.data) for doc in chain]
+
+
+def _judged(chain: list[Document]) -> Resolved:
+    """The chain resolved and validated, or RulesetError; a verdict remembered is not judged
+    again."""
+    chain_key = _chain_key(chain)
+    if verdicts.known("ruleset", chain_key):
+        return resolve(chain)
+    from escoba.rules import schema, semantics  # jsonschema and lark load only when needed
+
+    _stop_if(_header_problems(chain, schema))
+    resolved = resolve(chain)
+    _stop_if(schema.validate(resolved.doc, resolved.positions))
+    _stop_if(semantics.check(resolved))
+    verdicts.remember("ruleset", chain_key)
     return resolved
 
 
@@ -65,9 +89,8 @@ _VALID: dict[str, tuple[tuple[object, ...], Resolved]] = {}
 def _copy(resolved: Resolved) -> Resolved:
     """A resolved ruleset whose document the caller may change without touching the cache."""
     import copy
-    import dataclasses
 
-    return dataclasses.replace(resolved, doc=copy.deepcopy(resolved.doc))
+    return Resolved(resolved.id, copy.deepcopy(resolved.doc), resolved.positions, resolved.files, resolved.kind)
 
 
 def check(id_or_path: str) -> list[Problem]:

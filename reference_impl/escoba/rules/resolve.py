@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from escoba.data import spec_dir
 from escoba.errors import Location, Problem, RulesetError, UnknownRuleset, quoted
+from escoba.record import Record
 from escoba.rules import registry
 from escoba.rules.paths import Pos, child_path, item_path, join
 from escoba.rules.yamlload import Document, load_file, read_text
@@ -38,15 +38,18 @@ _ATOMIC = ("award",)
 _cache: dict[tuple[str, str], tuple[tuple[int, int], Document | RulesetError]] = {}
 
 
-@dataclass
-class Resolved:
+class Resolved(Record):
     """A ruleset with its `extends` chain applied."""
 
-    id: str
-    doc: dict[str, Any]
-    positions: dict[str, Pos]
-    files: list[Document]  # the chain, root (usually `base`) first
-    kind: str
+    _fields = ("id", "doc", "positions", "files", "kind")
+    __slots__ = _fields
+
+    def __init__(self, id: str, doc: dict[str, Any], positions: dict[str, Pos], files: list[Document], kind: str):
+        self.id = id
+        self.doc = doc
+        self.positions = positions
+        self.files = files  # the chain, root (usually `base`) first
+        self.kind = kind
 
 
 def load_cached(path: Path, shown: str) -> Document:

@@ -18,12 +18,12 @@ import marshal
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from escoba.errors import Location, Problem, RulesetError
 from escoba.inputs import Unreadable, read_file
+from escoba.record import Record
 from escoba.rules.paths import Pos
 from escoba.rules.verdicts import PARSED, keep, kept
 
@@ -39,14 +39,17 @@ _BOM = "\ufeff"
 _BREAK = re.compile(r"\r\n?|\n")  # the line breaks of editors
 
 
-@dataclass
-class Document:
+class Document(Record):
     """One YAML file as plain data: `data` and a `Pos` for every JSON path in it."""
 
-    file: str  # as shown to the user
-    path: Path
-    data: Any
-    positions: dict[str, Pos]
+    _fields = ("file", "path", "data", "positions")
+    __slots__ = _fields
+
+    def __init__(self, file: str, path: Path, data: Any, positions: dict[str, Pos]):
+        self.file = file  # as shown to the user
+        self.path = path
+        self.data = data
+        self.positions = positions
 
 
 
