@@ -82,16 +82,34 @@ def test_a_document_is_known_by_its_exact_types(cache, monkeypatch):
     assert check_document(changed) != []
 
 
-def test_other_judges_forget_every_verdict(cache, tmp_path, monkeypatch):
-    """When the code or data that judge a document change, the old verdicts are removed."""
+def test_other_judges_know_no_verdict_and_only_recent_judges_keep_theirs(cache, tmp_path, monkeypatch):
+    """When the code or data that judge a document change, no old verdict counts; two installs
+    used in turn keep their own verdicts, and the files of fingerprints older than the last
+    `JUDGES_KEPT` are removed."""
     load_resolved(_house(tmp_path))
-    (old,) = cache.glob("valid-*")
+    (mine,) = cache.glob("valid-*")
+    real_judges = verdicts._judges()
     _new_process(monkeypatch)
     monkeypatch.setattr(verdicts, "_judges", lambda: "other")
+    with monkeypatch.context() as judging:
+        judging.setattr(semantics, "check", _never_judged)
+        with pytest.raises(AssertionError, match="judged again"):
+            load_resolved(_house(tmp_path))
+    load_resolved(_house(tmp_path))  # judged by "other" now
+    _new_process(monkeypatch)
+    monkeypatch.setattr(verdicts, "_judges", lambda: real_judges)
     monkeypatch.setattr(semantics, "check", _never_judged)
-    with pytest.raises(AssertionError, match="judged again"):
+    load_resolved(_house(tmp_path))  # the first install's verdict is still there
+    assert mine.exists()
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    os.utime(mine, ns=(1, 1))  # the oldest
+    for n in range(verdicts.JUDGES_KEPT - 1):  # with "other", JUDGES_KEPT newer fingerprints
+        _new_process(monkeypatch)
+        monkeypatch.setattr(verdicts, "_judges", lambda n=n: f"newer{n}")
         load_resolved(_house(tmp_path))
-    assert not old.exists()
+    assert not mine.exists() and not list(cache.glob(f"parsed-{real_judges}-*"))
+    assert len(list(cache.glob("valid-*"))) == verdicts.JUDGES_KEPT
 
 
 def test_no_cache_when_turned_off_or_not_private(cache, tmp_path, monkeypatch):

@@ -16,7 +16,9 @@ everything its verdict depends on:
 Only successes are kept: a document with problems is judged afresh each time, so its messages
 are always the current code's. The digests live in one file per judges' fingerprint,
 `valid-FINGERPRINT` in the user's cache folder (escoba/cachedir.py, with its safety rules and
-`ESCOBA_NO_CACHE=1`); a new fingerprint removes the files of the old ones. A hit skips the
+`ESCOBA_NO_CACHE=1`). The files of the `JUDGES_KEPT` fingerprints written to most recently are
+kept and older ones removed: two installs used in turn (a checkout and a release, two virtual
+environments) do not wipe each other's, and the folder stays bounded. A hit skips the
 checks, and with them the imports of jsonschema and lark: what makes `escoba check` fast.
 
 The same folder keeps each YAML text parsed without a problem (`keep`, `kept`: the data and
@@ -38,6 +40,7 @@ except ImportError:  # pragma: no cover - another Python implementation
 from escoba.cachedir import cache_file, folder_files, write_whole
 
 PREFIX = "valid-"
+JUDGES_KEPT = 4  # fingerprints whose files are kept (the current one and the 3 written to last)
 MAX_BYTES = 4 << 20  # about 120,000 digests; past it the file starts again (bounded disk)
 
 _known: set[str] | None = None  # the digests of this fingerprint, read once per process
@@ -118,9 +121,9 @@ def _digests() -> set[str]:
         _known = set()
         _file = cache_file(PREFIX + _judges())
         if _file is not None:
-            judged = os.path.basename(_file)[len(PREFIX) :]
+            kept = _recent_judges(os.path.basename(_file)[len(PREFIX) :])
             for other in folder_files(PREFIX) + folder_files(f"{PARSED}-"):
-                if judged not in os.path.basename(other):  # judged by other code: never valid again
+                if os.path.basename(other).split("-")[1].split(".")[0] not in kept:
                     try:
                         os.unlink(other)
                     except OSError:
@@ -131,6 +134,18 @@ def _digests() -> set[str]:
             except OSError:  # none yet
                 pass
     return _known
+
+
+def _recent_judges(judged: str) -> set[str]:
+    """This fingerprint and the `JUDGES_KEPT - 1` others whose verdict files were written last."""
+    stamped = []
+    for path in folder_files(PREFIX):
+        try:
+            stamped.append((os.stat(path).st_mtime_ns, os.path.basename(path)[len(PREFIX) :]))
+        except OSError:
+            pass
+    others = [name for _, name in sorted(stamped, reverse=True) if name != judged]
+    return {judged, *others[: JUDGES_KEPT - 1]}
 
 
 def _judges() -> str:
