@@ -251,5 +251,5 @@ def test_help_is_sized_as_argparse_sizes_it(monkeypatch: pytest.MonkeyPatch, col
     theirs = argparse.RawDescriptionHelpFormatter(sub.prog)
     assert sub._get_formatter()._width == theirs._width and sub._get_formatter()._max_help_position == theirs._max_help_position
     wide = sub.format_help()
-    sub.formatter_class = argparse.RawDescriptionHelpFormatter
+    monkeypatch.setattr(sub, "formatter_class", argparse.RawDescriptionHelpFormatter)
     assert wide == sub.format_help()

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 def cache_file(name: str) -> str | None:

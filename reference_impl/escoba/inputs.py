@@ -13,7 +13,10 @@ import os
 import stat
 from functools import cache
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Unreadable(Exception):

@@ -21,9 +21,12 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
 
 from escoba.errors import EscobaError
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, TextIO
 
 
 class OutputError(EscobaError):

@@ -33,10 +33,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # imported where a pool is made: commands that start none (check) skip it
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:  # a pool is imported where one is made: commands that start none (check) skip it
     from concurrent.futures import ProcessPoolExecutor
+    from typing import Any
 
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C): 128 + 2
 EXIT_TERMINATED = 143  # SIGTERM: 128 + 15; SIGHUP ends a command the same way

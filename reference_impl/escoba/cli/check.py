@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from escoba.cli.main import add_format_argument
 from escoba.errors import SHOWN_PROBLEMS
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 HELP = "validate rulesets: YAML, extends, JSON Schema and semantic checks"
 DESCRIPTION = """\

@@ -13,11 +13,14 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from escoba import __version__, processes
 from escoba.errors import EscobaError, UnknownRuleset
 from escoba.outputs import OutputError, StdoutError, tolerate_encoding
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 # One module per subcommand, each with HELP, DESCRIPTION, EPILOG, add_arguments(parser) and
 # run(args) -> int. Modules keep heavy imports inside run() so that start-up stays fast.

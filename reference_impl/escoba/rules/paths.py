@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
 from escoba.errors import Location, one_line
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-class Pos(NamedTuple):
-    """Where a node's text is: its file, and the 1-based line and column of the value and of its key."""
+    class Pos(NamedTuple):
+        """Where a node's text is: its file, and the 1-based line and column of the value and of its key."""
 
-    file: str
-    line: int
-    column: int
-    key_line: int = 0
-    key_column: int = 0
+        file: str
+        line: int
+        column: int
+        key_line: int = 0
+        key_column: int = 0
+
+else:  # the same record, made without `typing`
+    Pos = namedtuple("Pos", ["file", "line", "column", "key_line", "key_column"], defaults=(0, 0))
+    Pos.__doc__ = "Where a node's text is: its file, and the 1-based line and column of the value and of its key."
 
 
 def child_path(path: str, key: str) -> str:

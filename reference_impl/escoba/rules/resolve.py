@@ -15,7 +15,6 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from escoba.data import spec_dir
 from escoba.errors import Location, Problem, RulesetError, UnknownRuleset, quoted
@@ -23,6 +22,10 @@ from escoba.record import Record
 from escoba.rules import registry
 from escoba.rules.paths import Pos, child_path, item_path, join
 from escoba.rules.yamlload import Document, load_file, read_text
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_CHAIN = 64
 

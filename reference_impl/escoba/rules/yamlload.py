@@ -19,13 +19,16 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from escoba.errors import Location, Problem, RulesetError
 from escoba.inputs import Unreadable, read_file
 from escoba.record import Record
 from escoba.rules.paths import Pos
 from escoba.rules.verdicts import PARSED, keep, kept
+
+TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
