@@ -49,8 +49,9 @@ from __future__ import annotations
 import dataclasses
 import random
 import weakref
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import repeat
 from typing import Any
 
@@ -308,11 +309,16 @@ class Fused:
         # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
         self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
         self.limit = finder.target - min(self.representative)
+        # A subset of the table in the search: its total above its positions' bitmask (`_search`);
+        # `packed_need[k]` bounds the subsets a card of key k takes, those totalling its need.
+        self.total_shift = total_shift = len(cards)  # above every position
+        self.positions_mask = (1 << total_shift) - 1
+        self.packed_need = {k: (need << total_shift, (need + 1) << total_shift) for k, need in self.needs}
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
-        self._subsets = _memo(search)  # table values -> what a card of each value can take
-        self._captures = _memo((*search, rules.compulsory))  # ... and how many moves each has
+        self._subsets = _memo(search)  # table values -> every subset up to `limit` (`_search`)
+        self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
@@ -332,41 +338,22 @@ class Fused:
         return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
-    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple]:
+    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...], list]:
         """For a table (codes, sorted) with these values: the number of legal moves of a held
-        card, by value key, and what a card of each value key can take (None, or its captures
-        as (positions in the table, their values in `sig` form)).
+        card, by value key; how many captures a card of each value key has (0: none); and, by
+        value key, what it takes (each capture as positions in the table, from the highest
+        down), or None until first asked for (`_captures_of`).
 
         Which sets of cards make the target depends only on their values (and joker marks), so
-        the answer holds for every table with the same values. Without jokers it is the
-        capture search of `CaptureFinder.sums` (subsets grown position by position, pruned past
-        the largest need) run once over the table's values; with jokers or capture kinds other
-        than Escoba's, `CaptureFinder.captures` itself for a card of each value key."""
-        subsets = self._subsets.get(sig)
-        if subsets is None:
-            # Tuples, not lists, all the way down: the garbage collector stops tracking a tuple
-            # of untracked items, so the memo's many thousands of entries are not walked by
-            # every collection (lists were: a quarter to a third of simulation time).
-            subsets = tuple(self._search(table))
-            if len(self._subsets) >= MEMO_LIMIT:
-                self._subsets.clear()
-            self._subsets[sig] = subsets
-        # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
-        # move per capture (and its placement first when capture is optional); a card that
-        # cannot has its placement, except under hand-level compulsion, where it has none
-        # (and if no card can capture, the loop gives every card its placement).
-        compulsory = self.rules.compulsory
-        default = 0 if compulsory == "hand" else 1
-        extra = 1 if compulsory == "optional" else 0
-        entry = (tuple([default if s is None else len(s[0]) + extra for s in subsets]), subsets)
-        if len(self._captures) >= MEMO_LIMIT:
-            self._captures.clear()
-        self._captures[sig] = entry
-        return entry
-
-    def _search(self, table: list[int]) -> list:
-        shift, unit, finder = self.shift, self.unit, self.rules.finder
-        subsets: list = [None] * self.keys
+        the answer holds for every table with the same values. Without jokers the captures are
+        counted among the table's subsets by total (`_search`), and listed only when a card of
+        that key takes: a table's values are met again and again, but only a few of its value
+        keys ever capture on it (65,000 of 257,000 in 20,000 hands of fr). With jokers or
+        capture kinds other than Escoba's, `CaptureFinder.captures` itself is run for a card
+        of each value key."""
+        finder = self.rules.finder
+        counts = [0] * self.keys
+        captures: list = [None] * self.keys
         if finder.has_jokers or not finder.simple:
             mask = self.card_mask
             cards = [code & mask for code in table]
@@ -374,33 +361,85 @@ class Fused:
             for k, card in self.representative.items():
                 found = finder.captures(card, cards)
                 if found:
-                    positions = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
-                    subsets[k] = (positions, tuple(sum(unit[table[p] >> shift] for p in t) for t in positions))
-            return subsets
-        limit = self.limit
-        # by_total[s]: the subsets of the cards seen so far that sum to s (up to `reached`, the
-        # sum of them all), each as (a bitmask of its positions, its values in `sig` form); a
-        # card extends the subsets of the larger totals first, so that it is never taken twice.
-        # Masks while growing (a big table has hundreds of subsets), and each mask's positions
-        # at the end, one tuple shared by every table (`_POSITIONS`): a tenth fewer
-        # instructions and about a quarter less time on the big tables of optional capture (fr).
-        by_total: list[list[tuple[int, int]]] = [[(0, 0)], *map(list, repeat((), limit))]
-        reached = 0
-        for p, code in enumerate(table):
-            v = code >> shift
-            if v > limit:
-                break  # the table is sorted by value: no later card fits either
-            u, bit = unit[v], 1 << p
-            for total in range(min(reached, limit - v), -1, -1):
-                smaller = by_total[total]
-                if smaller:
-                    by_total[total + v] += [(taken | bit, values + u) for taken, values in smaller]
-            reached += v
-        for k, need in self.needs:
-            if by_total[need]:
-                masks, values = zip(*by_total[need])
-                subsets[k] = (tuple(map(_POSITIONS.__getitem__, masks)), values)
-        return subsets
+                    captures[k] = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
+                    counts[k] = len(found)
+        else:
+            # Subsets are sorted by total: a need's are a slice, counted by two bisections.
+            subsets = self._subsets_of(sig, table)
+            for k, (low, high) in self.packed_need.items():
+                counts[k] = bisect_left(subsets, high) - bisect_left(subsets, low)
+        # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
+        # move per capture (and its placement first when capture is optional); a card that
+        # cannot has its placement, except under hand-level compulsion, where it has none
+        # (and if no card can capture, the loop gives every card its placement).
+        compulsory = self.rules.compulsory
+        default = 0 if compulsory == "hand" else 1
+        extra = 1 if compulsory == "optional" else 0
+        entry = (tuple([n + extra if n else default for n in counts]), tuple(counts), captures)
+        if len(self._captures) >= MEMO_LIMIT:
+            self._captures.clear()
+        self._captures[sig] = entry
+        return entry
+
+    def _captures_of(self, captures: list, sig: int, table: list[int], key: int) -> tuple[tuple[int, ...], ...]:
+        """What a card of value key `key` takes from a table (codes, sorted) with these values
+        (`sig`), given it takes something: the entry of `captures` (`_captures_on`'s list for
+        the table), listed from the table's subsets when first asked for."""
+        found = captures[key]
+        if found is None:
+            subsets = self._subsets_of(sig, table)
+            low, high = self.packed_need[key]
+            within = self.positions_mask.__and__
+            found = captures[key] = tuple(
+                map(_POSITIONS.__getitem__, map(within, subsets[bisect_left(subsets, low) : bisect_left(subsets, high)]))
+            )
+        return found
+
+    def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, ...]:
+        """Every subset of the cards of a table (codes, sorted; values `sig`) that totals at most
+        `limit` (no card takes more): `_search` of the cards that fit, those past `limit` left
+        out (the last: the table is sorted by value)."""
+        shift, limit, unit = self.shift, self.limit, self.unit
+        length = len(table)
+        while length and table[length - 1] >> shift > limit:
+            length -= 1
+            sig -= unit[table[length] >> shift]
+        return self._search(sig, table, length)
+
+    def _search(self, sig: int, table: list[int], length: int) -> tuple[int, ...]:
+        """Every subset of `table[:length]` (values `sig`, all at most `limit`), as its total
+        above the bitmask of its positions (`total_shift`), in ascending order: by total.
+
+        This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
+        shared between tables: the table is sorted by value, so the cards of the lower values
+        are the first positions of every table that holds them, and the subsets of a table are
+        those of the table without its highest value's cards (remembered by their values, which
+        many tables share), extended by those cards. A new table's values then cost the search
+        of a card or two instead of all of them: tables of optional capture (fr) grow to 7 to 15
+        cards, and a search over all of them was most of a cold simulation's time.
+        Kept sorted, the subsets a card can extend are a prefix, cut by one bisection, and the
+        extended ones are merged back by `list.sort` (two sorted runs: one linear merge)."""
+        if not length:
+            return (0,)  # the empty subset
+        found = self._subsets.get(sig)
+        if found is not None:
+            return found
+        shift, limit = self.shift, self.limit
+        start = length
+        value = table[length - 1] >> shift
+        while start and table[start - 1] >> shift == value:
+            start -= 1
+        rest = sig - (length - start) * self.unit[value]
+        subsets = list(self._search(rest, table, start))
+        cut = (limit - value + 1) << self.total_shift  # the subsets this value can extend total less
+        for p in range(start, length):
+            subsets += map(((value << self.total_shift) | 1 << p).__add__, subsets[: bisect_left(subsets, cut)])
+            subsets.sort()
+        found = tuple(subsets)
+        if len(self._subsets) >= MEMO_LIMIT:
+            self._subsets.clear()
+        self._subsets[sig] = found
+        return found
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
         """`opening_of` for a table given as codes, remembered by the table's values."""
@@ -522,13 +561,13 @@ class Fused:
                     return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
-                    moves_of, subsets_of = memo[sig]
+                    moves_of, ncaptures, captures_of = memo[sig]
                 except KeyError:
-                    moves_of, subsets_of = self._captures_on(sig, table)
+                    moves_of, ncaptures, captures_of = self._captures_on(sig, table)
                 if greedy is not None:
-                    i, r = greedy.choose(h, subsets_of, table)  # r: which capture of the card, -1 placing it
+                    # r: which capture of the card, -1 placing it
+                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, captures_of, sig, table), table)
                     held = h.pop(i)
-                    subsets = subsets_of[held >> shift]
                 else:
                     # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
                     if holds == 3:
@@ -580,16 +619,18 @@ class Fused:
                             r -= counts[i]
                             i += 1
                     held = h.pop(i)
-                    subsets = subsets_of[held >> shift]
                     if optional:
                         r -= 1  # the placement comes first
-                if subsets is None or r < 0:  # the card is placed
+                key = held >> shift
+                if r < 0 or not ncaptures[key]:  # the card is placed
                     if trace is not None:
                         trace.append((seat, held & card_mask, ()))
                     insort(table, held)
-                    sig += unit[held >> shift]
+                    sig += unit[key]
                     continue
-                captures = subsets[0]
+                captures = captures_of[key]
+                if captures is None:  # not listed yet (`_captures_on`)
+                    captures = self._captures_of(captures_of, sig, table, key)
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
@@ -608,10 +649,11 @@ class Fused:
                 side = side_of[seat]
                 mask = code_bit[held]
                 for p in take:
-                    mask |= code_bit[table[p]]
+                    taken_code = table[p]
+                    mask |= code_bit[taken_code]
+                    sig -= unit[taken_code >> shift]
                 piles[side] |= mask
                 last = seat
-                sig -= subsets[1][r]
                 if trace is not None:
                     trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
                 if not sig:  # no value left on the table: it was swept
@@ -743,22 +785,26 @@ class Greedy:
         self.shift = kernel.shift
         self.compulsory = kernel.rules.compulsory
 
-    def choose(self, held: list[int], subsets_of: Sequence, table: list[int]) -> tuple[int, int]:
-        """(position of the card in `held`, index of the capture in its captures tuple or -1
-        to place it), with `held` as the fused loop's codes in deck order and `table` as its
-        sorted codes."""
+    def choose(
+        self, held: list[int], counts: Sequence[int], captures_of: Callable[[int], Sequence[tuple[int, ...]]],
+        table: list[int],
+    ) -> tuple[int, int]:  # fmt: skip
+        """(position of the card in `held`, index of the capture in its captures or -1 to place
+        it), with `held` as the fused loop's codes in deck order, `table` as its sorted codes,
+        `counts` the number of captures by value key and `captures_of(key)` those captures (as
+        `Fused._captures_on` and `Fused._captures_of` give them)."""
         worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
-        anyone = compulsory == "hand" and any(subsets_of[x >> shift] is not None for x in held)
+        anyone = compulsory == "hand" and any(counts[x >> shift] for x in held)
         best, best_gain = (0, -1), -float("inf")
         for i, x in enumerate(held):
-            card, subsets = x & mask, subsets_of[x >> shift]
-            if compulsory == "optional" or (subsets is None and not anyone):
+            card, key = x & mask, x >> shift
+            if compulsory == "optional" or (not counts[key] and not anyone):
                 gain = -worth[card] - 1000.0
                 if gain > best_gain:
                     best, best_gain = (i, -1), gain
-            if subsets is None:
+            if not counts[key]:
                 continue
-            captures = subsets[0]
+            captures = captures_of(key)
             # The legal moves list a card's captures in the deck order of the cards taken.
             takes = [sorted(table[p] & mask for p in positions) for positions in captures]
             for j in sorted(range(len(takes)), key=takes.__getitem__):
