@@ -309,11 +309,15 @@ class Fused:
         # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
         self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
         self.limit = finder.target - min(self.representative)
-        # A subset of the table in the search: its total above its positions' bitmask (`_search`);
-        # `packed_need[k]` bounds the subsets a card of key k takes, those totalling its need.
+        # A subset of the table in the search: its total above its positions' bitmask (`_search`).
+        # By value key, the bounds of the subsets a card of that key takes, those totalling its
+        # need (none, 0 to 0, for a key that takes nothing).
         self.total_shift = total_shift = len(cards)  # above every position
         self.positions_mask = (1 << total_shift) - 1
-        self.packed_need = {k: (need << total_shift, (need + 1) << total_shift) for k, need in self.needs}
+        self.need_from = [0] * self.keys
+        self.need_to = [0] * self.keys
+        for k, need in self.needs:
+            self.need_from[k], self.need_to[k] = need << total_shift, (need + 1) << total_shift
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
@@ -342,7 +346,8 @@ class Fused:
         """For a table (codes, sorted) with these values: the number of legal moves of a held
         card, by value key; how many captures a card of each value key has (0: none); and, by
         value key, what it takes (each capture as positions in the table, from the highest
-        down), or None until first asked for (`_captures_of`).
+        down), or None until first asked for (`_captures_of`; the list's last item is then the
+        table's subsets, from which they are listed).
 
         Which sets of cards make the target depends only on their values (and joker marks), so
         the answer holds for every table with the same values. Without jokers the captures are
@@ -352,9 +357,9 @@ class Fused:
         capture kinds other than Escoba's, `CaptureFinder.captures` itself is run for a card
         of each value key."""
         finder = self.rules.finder
-        counts = [0] * self.keys
-        captures: list = [None] * self.keys
         if finder.has_jokers or not finder.simple:
+            counts = [0] * self.keys
+            captures: list = [None] * self.keys
             mask = self.card_mask
             cards = [code & mask for code in table]
             at = {c: i for i, c in enumerate(cards)}.__getitem__
@@ -363,36 +368,42 @@ class Fused:
                 if found:
                     captures[k] = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
                     counts[k] = len(found)
+            ncaptures = tuple(counts)
         else:
-            # Subsets are sorted by total: a need's are a slice, counted by two bisections.
+            # The subsets are sorted by total: a need's are a slice, counted by two bisections.
             subsets = self._subsets_of(sig, table)
-            for k, (low, high) in self.packed_need.items():
-                counts[k] = bisect_left(subsets, high) - bisect_left(subsets, low)
+            ends = repeat(subsets)
+            ncaptures = tuple(map(int.__sub__, map(bisect_left, ends, self.need_to), map(bisect_left, ends, self.need_from)))
+            captures = [None] * self.keys
+            captures.append(subsets)
         # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
         # move per capture (and its placement first when capture is optional); a card that
         # cannot has its placement, except under hand-level compulsion, where it has none
         # (and if no card can capture, the loop gives every card its placement).
         compulsory = self.rules.compulsory
-        default = 0 if compulsory == "hand" else 1
-        extra = 1 if compulsory == "optional" else 0
-        entry = (tuple([n + extra if n else default for n in counts]), tuple(counts), captures)
+        if compulsory == "optional":
+            moves_of = tuple(map((1).__add__, ncaptures))
+        elif compulsory == "card":
+            moves_of = tuple([n or 1 for n in ncaptures])
+        else:
+            moves_of = ncaptures
+        entry = (moves_of, ncaptures, captures)
         if len(self._captures) >= MEMO_LIMIT:
             self._captures.clear()
         self._captures[sig] = entry
         return entry
 
-    def _captures_of(self, captures: list, sig: int, table: list[int], key: int) -> tuple[tuple[int, ...], ...]:
-        """What a card of value key `key` takes from a table (codes, sorted) with these values
-        (`sig`), given it takes something: the entry of `captures` (`_captures_on`'s list for
-        the table), listed from the table's subsets when first asked for."""
+    def _captures_of(self, captures: list, key: int) -> tuple[tuple[int, ...], ...]:
+        """What a card of value key `key` takes, given it takes something, from `captures`
+        (`_captures_on`'s list for the table): listed from the table's subsets (the list's last
+        item) when first asked for."""
         found = captures[key]
         if found is None:
-            subsets = self._subsets_of(sig, table)
-            low, high = self.packed_need[key]
-            within = self.positions_mask.__and__
-            found = captures[key] = tuple(
-                map(_POSITIONS.__getitem__, map(within, subsets[bisect_left(subsets, low) : bisect_left(subsets, high)]))
-            )
+            subsets = captures[-1]
+            found = captures[key] = tuple(map(
+                _POSITIONS.__getitem__,
+                map(self.positions_mask.__and__, subsets[bisect_left(subsets, self.need_from[key]) : bisect_left(subsets, self.need_to[key])]),
+            ))  # fmt: skip
         return found
 
     def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, ...]:
@@ -411,30 +422,26 @@ class Fused:
         above the bitmask of its positions (`total_shift`), in ascending order: by total.
 
         This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
-        shared between tables: the table is sorted by value, so the cards of the lower values
-        are the first positions of every table that holds them, and the subsets of a table are
-        those of the table without its highest value's cards (remembered by their values, which
-        many tables share), extended by those cards. A new table's values then cost the search
-        of a card or two instead of all of them: tables of optional capture (fr) grow to 7 to 15
-        cards, and a search over all of them was most of a cold simulation's time.
-        Kept sorted, the subsets a card can extend are a prefix, cut by one bisection, and the
-        extended ones are merged back by `list.sort` (two sorted runs: one linear merge)."""
+        shared between tables: the table is sorted by value, so its cards but the last are the
+        first positions of every table that holds their values, and the subsets of a table are
+        those of the table without its last card (remembered by their values, which many tables
+        share: the table it grew from, most often), and those extended by that card. A new
+        table's values then cost the search of one card instead of all of them: tables of
+        optional capture (fr) grow to 7 to 15 cards, and a search over all of them was most of
+        a cold simulation's time. Kept sorted, the subsets the card can extend are a prefix,
+        cut by one bisection, and the extended ones are merged back by `list.sort`."""
         if not length:
             return (0,)  # the empty subset
         found = self._subsets.get(sig)
         if found is not None:
             return found
-        shift, limit = self.shift, self.limit
-        start = length
-        value = table[length - 1] >> shift
-        while start and table[start - 1] >> shift == value:
-            start -= 1
-        rest = sig - (length - start) * self.unit[value]
-        subsets = list(self._search(rest, table, start))
-        cut = (limit - value + 1) << self.total_shift  # the subsets this value can extend total less
-        for p in range(start, length):
-            subsets += map(((value << self.total_shift) | 1 << p).__add__, subsets[: bisect_left(subsets, cut)])
-            subsets.sort()
+        last = length - 1
+        value = table[last] >> self.shift
+        subsets = list(self._search(sig - self.unit[value], table, last))
+        total_shift = self.total_shift
+        cut = (self.limit - value + 1) << total_shift  # the subsets this card can extend total less
+        subsets += map(((value << total_shift) | 1 << last).__add__, subsets[: bisect_left(subsets, cut)])
+        subsets.sort()
         found = tuple(subsets)
         if len(self._subsets) >= MEMO_LIMIT:
             self._subsets.clear()
@@ -566,7 +573,7 @@ class Fused:
                     moves_of, ncaptures, captures_of = self._captures_on(sig, table)
                 if greedy is not None:
                     # r: which capture of the card, -1 placing it
-                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, captures_of, sig, table), table)
+                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, captures_of), table)
                     held = h.pop(i)
                 else:
                     # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
@@ -630,7 +637,7 @@ class Fused:
                     continue
                 captures = captures_of[key]
                 if captures is None:  # not listed yet (`_captures_on`)
-                    captures = self._captures_of(captures_of, sig, table, key)
+                    captures = self._captures_of(captures_of, key)
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
