@@ -316,8 +316,16 @@ class Fused:
         self.positions_mask = (1 << total_shift) - 1
         self.need_from = [0] * self.keys
         self.need_to = [0] * self.keys
+        # How many subsets total each sum up to `limit`, one field of `count_width` bits per
+        # sum (a polynomial: a card of value v adds it shifted by v fields, `_search`), and by
+        # value key the field of its need (one always empty for a key that takes nothing).
+        self.count_width = width = total_shift + 1  # no table has 2 ** (cards + 1) subsets
+        self.count_field = (1 << width) - 1
+        self.counts_kept = (1 << (self.limit + 1) * width) - 1
+        self.need_field = [(self.limit + 1) * width] * self.keys
         for k, need in self.needs:
             self.need_from[k], self.need_to[k] = need << total_shift, (need + 1) << total_shift
+            self.need_field[k] = need * width
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
@@ -370,10 +378,9 @@ class Fused:
                     counts[k] = len(found)
             ncaptures = tuple(counts)
         else:
-            # The subsets are sorted by total: a need's are a slice, counted by two bisections.
-            subsets = self._subsets_of(sig, table)
-            ends = repeat(subsets)
-            ncaptures = tuple(map(int.__sub__, map(bisect_left, ends, self.need_to), map(bisect_left, ends, self.need_from)))
+            # How many subsets total each key's need: a field of the count by total.
+            counts, subsets = self._subsets_of(sig, table)
+            ncaptures = tuple(map(self.count_field.__and__, map(counts.__rshift__, self.need_field)))
             captures = [None] * self.keys
             captures.append(subsets)
         # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
@@ -406,7 +413,7 @@ class Fused:
             ))  # fmt: skip
         return found
 
-    def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, ...]:
+    def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, tuple[int, ...]]:
         """Every subset of the cards of a table (codes, sorted; values `sig`) that totals at most
         `limit` (no card takes more): `_search` of the cards that fit, those past `limit` left
         out (the last: the table is sorted by value)."""
@@ -417,9 +424,10 @@ class Fused:
             sig -= unit[table[length] >> shift]
         return self._search(sig, table, length)
 
-    def _search(self, sig: int, table: list[int], length: int) -> tuple[int, ...]:
+    def _search(self, sig: int, table: list[int], length: int) -> tuple[int, tuple[int, ...]]:
         """Every subset of `table[:length]` (values `sig`, all at most `limit`), as its total
-        above the bitmask of its positions (`total_shift`), in ascending order: by total.
+        above the bitmask of its positions (`total_shift`), in ascending order: by total; and
+        how many subsets total each sum (a field per sum, `count_width`).
 
         This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
         shared between tables: the table is sorted by value, so its cards but the last are the
@@ -431,18 +439,19 @@ class Fused:
         a cold simulation's time. Kept sorted, the subsets the card can extend are a prefix,
         cut by one bisection, and the extended ones are merged back by `list.sort`."""
         if not length:
-            return (0,)  # the empty subset
+            return 1, (0,)  # the empty subset, of sum 0
         found = self._subsets.get(sig)
         if found is not None:
             return found
         last = length - 1
         value = table[last] >> self.shift
-        subsets = list(self._search(sig - self.unit[value], table, last))
+        counts, fewer = self._search(sig - self.unit[value], table, last)
+        subsets = list(fewer)
         total_shift = self.total_shift
         cut = (self.limit - value + 1) << total_shift  # the subsets this card can extend total less
         subsets += map(((value << total_shift) | 1 << last).__add__, subsets[: bisect_left(subsets, cut)])
         subsets.sort()
-        found = tuple(subsets)
+        found = (counts + (counts << value * self.count_width & self.counts_kept), tuple(subsets))
         if len(self._subsets) >= MEMO_LIMIT:
             self._subsets.clear()
         self._subsets[sig] = found
