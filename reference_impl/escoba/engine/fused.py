@@ -339,6 +339,9 @@ class Fused:
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
         self._subsets = _memo(search)  # table values -> every subset up to `limit` (`_search`)
         self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
+        self._listed = _memo((*search, "listed"))  # table values and value key -> what a card of it takes
+        self.key_bits = self.keys.bit_length()
+        self.by_finder = finder.has_jokers or not finder.simple  # `CaptureFinder.captures` is asked
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
@@ -358,12 +361,10 @@ class Fused:
         return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
-    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...], list]:
+    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """For a table (codes, sorted) with these values: the number of legal moves of a held
-        card, by value key; how many captures a card of each value key has (0: none); and, by
-        value key, what it takes (each capture as positions in the table, from the highest
-        down), or None until first asked for (`_captures_of`; the list's last item is then the
-        table's subsets, from which they are listed).
+        card, by value key, and how many captures a card of each value key has (0: none).
+        What it takes is listed when a card of that key takes (`_captures_of`).
 
         Which sets of cards make the target depends only on their values (and joker marks), so
         the answer holds for every table with the same values. Without jokers the captures are
@@ -372,27 +373,29 @@ class Fused:
         keys ever capture on it (20,000 hands of fr meet 25,700 tables' values, and list the
         captures of 65,000 of their 257,000 pairs of table and value key). With jokers or
         capture kinds other than Escoba's, `CaptureFinder.captures` itself is run for a card
-        of each value key."""
-        finder = self.rules.finder
-        if finder.has_jokers or not finder.simple:
+        of each value key, and every key's captures listed at once.
+
+        Both are tuples of integers: the garbage collector soon stops tracking them, so the
+        memo's many thousands of entries are not walked by every full collection."""
+        if self.by_finder:
             counts = [0] * self.keys
-            captures: list = [None] * self.keys
-            mask = self.card_mask
+            listed = self._listed
+            if len(listed) >= MEMO_LIMIT:
+                listed.clear()
+            mask, finder = self.card_mask, self.rules.finder
             cards = [code & mask for code in table]
             at = {c: i for i, c in enumerate(cards)}.__getitem__
             for k, card in self.representative.items():
                 found = finder.captures(card, cards)
                 if found:
-                    captures[k] = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
+                    listed[sig << self.key_bits | k] = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
                     counts[k] = len(found)
             ncaptures = tuple(counts)
         else:
             # How many subsets total each key's need: a field of the count by total (`keys` is at
             # least 2, so `by_need` gives a tuple).
-            by_total, subsets = self._subsets_of(sig, table)
+            by_total = self._subsets_of(sig, table)[0]
             ncaptures = self.by_need(self.count_fields(by_total.to_bytes(self.count_bytes, "little")))
-            captures = [None] * self.keys
-            captures.append(subsets)
         # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
         # move per capture (and its placement first when capture is optional); a card that
         # cannot has its placement, except under hand-level compulsion, where it has none
@@ -404,23 +407,29 @@ class Fused:
             moves_of = tuple([n or 1 for n in ncaptures])
         else:
             moves_of = ncaptures
-        entry = (moves_of, ncaptures, captures)
+        entry = (moves_of, ncaptures)
         if len(self._captures) >= MEMO_LIMIT:
             self._captures.clear()
         self._captures[sig] = entry
         return entry
 
-    def _captures_of(self, captures: list, key: int) -> tuple[tuple[int, ...], ...]:
-        """What a card of value key `key` takes, given it takes something, from `captures`
-        (`_captures_on`'s list for the table): listed from the table's subsets (the list's last
-        item) when first asked for."""
-        found = captures[key]
+    def _captures_of(self, sig: int, table: list[int], key: int) -> tuple[tuple[int, ...], ...]:
+        """What a card of value key `key` takes, given it takes something, from a table (codes,
+        sorted) with these values (`sig`): each capture as positions in the table, from the
+        highest down; remembered by `sig << key_bits | key`."""
+        found = self._listed.get(sig << self.key_bits | key)
         if found is None:
-            subsets = captures[-1]
-            found = captures[key] = tuple(map(
+            if self.by_finder:
+                self._captures_on(sig, table)  # lists every key's
+                return self._listed[sig << self.key_bits | key]
+            subsets = self._subsets_of(sig, table)[1]
+            found = tuple(map(
                 _POSITIONS.__getitem__,
                 map(self.positions_mask.__and__, subsets[bisect_left(subsets, self.need_from[key]) : bisect_left(subsets, self.need_to[key])]),
             ))  # fmt: skip
+            if len(self._listed) >= MEMO_LIMIT:
+                self._listed.clear()
+            self._listed[sig << self.key_bits | key] = found
         return found
 
     def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, tuple[int, ...]]:
@@ -570,7 +579,7 @@ class Fused:
         shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
-        memo = self._captures
+        memo, listed, key_bits = self._captures, self._listed, self.key_bits
         side_of, rounds = t.side_of, t.rounds
         in_deck_order = card_mask.__and__
         stock_end = len(stock)
@@ -587,12 +596,12 @@ class Fused:
                     return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
-                    moves_of, ncaptures, captures_of = memo[sig]
+                    moves_of, ncaptures = memo[sig]
                 except KeyError:
-                    moves_of, ncaptures, captures_of = self._captures_on(sig, table)
+                    moves_of, ncaptures = self._captures_on(sig, table)
                 if greedy is not None:
                     # r: which capture of the card, -1 placing it
-                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, captures_of), table)
+                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, sig, table), table)
                     held = h.pop(i)
                 else:
                     # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
@@ -654,9 +663,10 @@ class Fused:
                     insort(table, held)
                     sig += unit[key]
                     continue
-                captures = captures_of[key]
-                if captures is None:  # not listed yet (`_captures_on`)
-                    captures = self._captures_of(captures_of, key)
+                try:
+                    captures = listed[sig << key_bits | key]
+                except KeyError:  # not listed yet
+                    captures = self._captures_of(sig, table, key)
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
