@@ -678,7 +678,7 @@ class Fused:
                         else:
                             rank = list(map(rank_of, table)).__getitem__
                             keys = list(map(sum, map(map, repeat(rank), captures)))
-                            r = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)[r]
+                            r = keys.index(sorted(keys, reverse=True)[r])  # masks of distinct sets differ
                     else:
                         r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
                 take = captures[r]
