@@ -10,12 +10,15 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   capture search runs once per multiset of table values (the table is kept sorted by value,
   its multiset as one integer updated as cards come and go) and its answer is kept as
   positions in the table. Tables in random play hold few cards: a few thousand multisets
-  answer nearly every turn, and every ruleset with the same capture search shares them.
+  answer nearly every turn (some 25,000 in 20,000 hands of optional capture, fr, whose
+  tables grow large), and every ruleset with the same capture search shares them.
   Without jokers and with Escoba's one capture kind the search is `CaptureFinder.sums`'s
   (subsets grown card by card, as bitmasks of positions, pruned past the largest need) over
-  the values; with jokers or
-  other capture kinds (`sum: card`, priorities: the Italian games) it is
-  `CaptureFinder.captures` itself for a card of each value, so no kind is written twice.
+  the values, shared between tables: a table's subsets are those of the table without its
+  last card, remembered, and those extended by that card; a table's answer is first the
+  number of captures of each value, and a value's captures are listed when a card of it
+  takes. With jokers or other capture kinds (`sum: card`, priorities: the Italian games) it
+  is `CaptureFinder.captures` itself for a card of each value, so no kind is written twice.
 - **Legal moves counted, not listed.** From those sets the loop counts each held card's
   moves as `Hand.legal_moves` lists them (compulsory capture per card or per hand, or
   optional with the placement first), finds the one the random bot draws, and orders a
@@ -48,10 +51,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import struct
 import weakref
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from escoba.engine.deal import deal_plan, leader
@@ -308,11 +314,34 @@ class Fused:
         # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
         self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
         self.limit = finder.target - min(self.representative)
+        # A subset of the table in the search: its total above its positions' bitmask (`_search`).
+        # By value key, the bounds of the subsets a card of that key takes, those totalling its
+        # need (none, 0 to 0, for a key that takes nothing).
+        self.total_shift = total_shift = len(cards)  # above every position
+        self.positions_mask = (1 << total_shift) - 1
+        self.need_from = [0] * self.keys
+        self.need_to = [0] * self.keys
+        # How many subsets total each sum up to `limit`: one integer, a 64-bit field per sum (a
+        # polynomial: a card of value v adds it shifted by v fields, `_search`), read as bytes
+        # into a field per sum and one more, always 0; by value key, the field of its need (the
+        # last for a key that takes nothing).
+        self.count_width = 64
+        self.counts_kept = (1 << (self.limit + 1) * 64) - 1
+        self.count_bytes = (self.limit + 2) * 8
+        self.count_fields = struct.Struct(f"<{self.limit + 2}Q").unpack
+        need_field = [self.limit + 1] * self.keys
+        for k, need in self.needs:
+            self.need_from[k], self.need_to[k] = need << total_shift, (need + 1) << total_shift
+            need_field[k] = need
+        self.by_need = itemgetter(*need_field)
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
-        self._subsets = _memo(search)  # table values -> what a card of each value can take
-        self._captures = _memo((*search, rules.compulsory))  # ... and how many moves each has
+        self._subsets = _memo(search)  # table values -> every subset up to `limit` (`_search`)
+        self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
+        self._listed = _memo((*search, "listed"))  # table values and value key -> what a card of it takes
+        self.key_bits = self.keys.bit_length()
+        self.by_finder = finder.has_jokers or not finder.simple  # `CaptureFinder.captures` is asked
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
@@ -332,75 +361,120 @@ class Fused:
         return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
-    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple]:
+    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """For a table (codes, sorted) with these values: the number of legal moves of a held
-        card, by value key, and what a card of each value key can take (None, or its captures
-        as (positions in the table, their values in `sig` form)).
+        card, by value key, and how many captures a card of each value key has (0: none).
+        What it takes is listed when a card of that key takes (`_captures_of`).
 
         Which sets of cards make the target depends only on their values (and joker marks), so
-        the answer holds for every table with the same values. Without jokers it is the
-        capture search of `CaptureFinder.sums` (subsets grown position by position, pruned past
-        the largest need) run once over the table's values; with jokers or capture kinds other
-        than Escoba's, `CaptureFinder.captures` itself for a card of each value key."""
-        subsets = self._subsets.get(sig)
-        if subsets is None:
-            # Tuples, not lists, all the way down: the garbage collector stops tracking a tuple
-            # of untracked items, so the memo's many thousands of entries are not walked by
-            # every collection (lists were: a quarter to a third of simulation time).
-            subsets = tuple(self._search(table))
-            if len(self._subsets) >= MEMO_LIMIT:
-                self._subsets.clear()
-            self._subsets[sig] = subsets
-        # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
-        # move per capture (and its placement first when capture is optional); a card that
-        # cannot has its placement, except under hand-level compulsion, where it has none
-        # (and if no card can capture, the loop gives every card its placement).
-        compulsory = self.rules.compulsory
-        default = 0 if compulsory == "hand" else 1
-        extra = 1 if compulsory == "optional" else 0
-        entry = (tuple([default if s is None else len(s[0]) + extra for s in subsets]), subsets)
-        if len(self._captures) >= MEMO_LIMIT:
-            self._captures.clear()
-        self._captures[sig] = entry
-        return entry
+        the answer holds for every table with the same values. Without jokers the captures are
+        counted among the table's subsets by total (`_search`), and listed only when a card of
+        that key takes: a table's values are met again and again, but only a few of its value
+        keys ever capture on it (20,000 hands of fr meet 25,700 tables' values, and list the
+        captures of 65,000 of their 257,000 pairs of table and value key). With jokers or
+        capture kinds other than Escoba's, `CaptureFinder.captures` itself is run for a card
+        of each value key, and every key's captures listed at once.
 
-    def _search(self, table: list[int]) -> list:
-        shift, unit, finder = self.shift, self.unit, self.rules.finder
-        subsets: list = [None] * self.keys
-        if finder.has_jokers or not finder.simple:
-            mask = self.card_mask
+        Both are tuples of integers: the garbage collector soon stops tracking them, so the
+        memo's many thousands of entries are not walked by every full collection."""
+        if self.by_finder:
+            counts = [0] * self.keys
+            listed = self._listed
+            if len(listed) >= MEMO_LIMIT:
+                listed.clear()
+            mask, finder = self.card_mask, self.rules.finder
             cards = [code & mask for code in table]
             at = {c: i for i, c in enumerate(cards)}.__getitem__
             for k, card in self.representative.items():
                 found = finder.captures(card, cards)
                 if found:
-                    positions = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
-                    subsets[k] = (positions, tuple(sum(unit[table[p] >> shift] for p in t) for t in positions))
-            return subsets
-        limit = self.limit
-        # by_total[s]: the subsets of the cards seen so far that sum to s (up to `reached`, the
-        # sum of them all), each as (a bitmask of its positions, its values in `sig` form); a
-        # card extends the subsets of the larger totals first, so that it is never taken twice.
-        # Masks while growing (a big table has hundreds of subsets), and each mask's positions
-        # at the end, one tuple shared by every table (`_POSITIONS`): a tenth fewer
-        # instructions and about a quarter less time on the big tables of optional capture (fr).
-        by_total: list[list[tuple[int, int]]] = [[(0, 0)], *map(list, repeat((), limit))]
-        reached = 0
-        for p, code in enumerate(table):
-            v = code >> shift
-            if v > limit:
-                break  # the table is sorted by value: no later card fits either
-            u, bit = unit[v], 1 << p
-            for total in range(min(reached, limit - v), -1, -1):
-                smaller = by_total[total]
-                if smaller:
-                    by_total[total + v] += [(taken | bit, values + u) for taken, values in smaller]
-            reached += v
-        for k, need in self.needs:
-            if by_total[need]:
-                masks, values = zip(*by_total[need])
-                subsets[k] = (tuple(map(_POSITIONS.__getitem__, masks)), values)
-        return subsets
+                    listed[sig << self.key_bits | k] = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
+                    counts[k] = len(found)
+            ncaptures = tuple(counts)
+        else:
+            # How many subsets total each key's need: a field of the count by total (`keys` is at
+            # least 2, so `by_need` gives a tuple).
+            by_total = self._subsets_of(sig, table)[0]
+            ncaptures = self.by_need(self.count_fields(by_total.to_bytes(self.count_bytes, "little")))
+        # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
+        # move per capture (and its placement first when capture is optional); a card that
+        # cannot has its placement, except under hand-level compulsion, where it has none
+        # (and if no card can capture, the loop gives every card its placement).
+        compulsory = self.rules.compulsory
+        if compulsory == "optional":
+            moves_of = tuple(map((1).__add__, ncaptures))
+        elif compulsory == "card":
+            moves_of = tuple([n or 1 for n in ncaptures])
+        else:
+            moves_of = ncaptures
+        entry = (moves_of, ncaptures)
+        if len(self._captures) >= MEMO_LIMIT:
+            self._captures.clear()
+        self._captures[sig] = entry
+        return entry
+
+    def _captures_of(self, sig: int, table: list[int], key: int) -> tuple[tuple[int, ...], ...]:
+        """What a card of value key `key` takes, given it takes something, from a table (codes,
+        sorted) with these values (`sig`): each capture as positions in the table, from the
+        highest down; remembered by `sig << key_bits | key`."""
+        found = self._listed.get(sig << self.key_bits | key)
+        if found is None:
+            if self.by_finder:
+                self._captures_on(sig, table)  # lists every key's
+                return self._listed[sig << self.key_bits | key]
+            subsets = self._subsets_of(sig, table)[1]
+            found = tuple(map(
+                _POSITIONS.__getitem__,
+                map(self.positions_mask.__and__, subsets[bisect_left(subsets, self.need_from[key]) : bisect_left(subsets, self.need_to[key])]),
+            ))  # fmt: skip
+            if len(self._listed) >= MEMO_LIMIT:
+                self._listed.clear()
+            self._listed[sig << self.key_bits | key] = found
+        return found
+
+    def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, tuple[int, ...]]:
+        """Every subset of the cards of a table (codes, sorted; values `sig`) that totals at most
+        `limit` (no card takes more): `_search` of the cards that fit, those past `limit` left
+        out (the last: the table is sorted by value)."""
+        shift, limit, unit = self.shift, self.limit, self.unit
+        length = len(table)
+        while length and table[length - 1] >> shift > limit:
+            length -= 1
+            sig -= unit[table[length] >> shift]
+        return self._search(sig, table, length)
+
+    def _search(self, sig: int, table: list[int], length: int) -> tuple[int, tuple[int, ...]]:
+        """Every subset of `table[:length]` (values `sig`, all at most `limit`), as its total
+        above the bitmask of its positions (`total_shift`), in ascending order: by total; and
+        how many subsets total each sum (a field per sum, `count_width`).
+
+        This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
+        shared between tables: the table is sorted by value, so its cards but the last are the
+        first positions of every table that holds their values, and the subsets of a table are
+        those of the table without its last card (remembered by their values, which many tables
+        share: the table it grew from, most often), and those extended by that card. A new
+        table's values then cost the search of one card instead of all of them: tables of
+        optional capture (fr) grow to 7 to 15 cards, and a search over all of them was most of
+        a cold simulation's time. Kept sorted, the subsets the card can extend are a prefix,
+        cut by one bisection, and the extended ones are merged back by `list.sort`."""
+        if not length:
+            return 1, (0,)  # the empty subset, of sum 0
+        found = self._subsets.get(sig)
+        if found is not None:
+            return found
+        last = length - 1
+        value = table[last] >> self.shift
+        counts, fewer = self._search(sig - self.unit[value], table, last)
+        subsets = list(fewer)
+        total_shift = self.total_shift
+        cut = (self.limit - value + 1) << total_shift  # the subsets this card can extend total less
+        subsets += map(((value << total_shift) | 1 << last).__add__, subsets[: bisect_left(subsets, cut)])
+        subsets.sort()
+        found = (counts + (counts << value * self.count_width & self.counts_kept), tuple(subsets))
+        if len(self._subsets) >= MEMO_LIMIT:
+            self._subsets.clear()
+        self._subsets[sig] = found
+        return found
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
         """`opening_of` for a table given as codes, remembered by the table's values."""
@@ -505,7 +579,7 @@ class Fused:
         shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
-        memo = self._captures
+        memo, listed, key_bits = self._captures, self._listed, self.key_bits
         side_of, rounds = t.side_of, t.rounds
         in_deck_order = card_mask.__and__
         stock_end = len(stock)
@@ -522,13 +596,13 @@ class Fused:
                     return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
-                    moves_of, subsets_of = memo[sig]
+                    moves_of, ncaptures = memo[sig]
                 except KeyError:
-                    moves_of, subsets_of = self._captures_on(sig, table)
+                    moves_of, ncaptures = self._captures_on(sig, table)
                 if greedy is not None:
-                    i, r = greedy.choose(h, subsets_of, table)  # r: which capture of the card, -1 placing it
+                    # r: which capture of the card, -1 placing it
+                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, sig, table), table)
                     held = h.pop(i)
-                    subsets = subsets_of[held >> shift]
                 else:
                     # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
                     if holds == 3:
@@ -580,16 +654,19 @@ class Fused:
                             r -= counts[i]
                             i += 1
                     held = h.pop(i)
-                    subsets = subsets_of[held >> shift]
                     if optional:
                         r -= 1  # the placement comes first
-                if subsets is None or r < 0:  # the card is placed
+                key = held >> shift
+                if r < 0 or not ncaptures[key]:  # the card is placed
                     if trace is not None:
                         trace.append((seat, held & card_mask, ()))
                     insort(table, held)
-                    sig += unit[held >> shift]
+                    sig += unit[key]
                     continue
-                captures = subsets[0]
+                try:
+                    captures = listed[sig << key_bits | key]
+                except KeyError:  # not listed yet
+                    captures = self._captures_of(sig, table, key)
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
@@ -601,17 +678,18 @@ class Fused:
                         else:
                             rank = list(map(rank_of, table)).__getitem__
                             keys = list(map(sum, map(map, repeat(rank), captures)))
-                            r = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)[r]
+                            r = keys.index(sorted(keys, reverse=True)[r])  # masks of distinct sets differ
                     else:
                         r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
                 take = captures[r]
                 side = side_of[seat]
                 mask = code_bit[held]
                 for p in take:
-                    mask |= code_bit[table[p]]
+                    taken_code = table[p]
+                    mask |= code_bit[taken_code]
+                    sig -= unit[taken_code >> shift]
                 piles[side] |= mask
                 last = seat
-                sig -= subsets[1][r]
                 if trace is not None:
                     trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
                 if not sig:  # no value left on the table: it was swept
@@ -743,22 +821,26 @@ class Greedy:
         self.shift = kernel.shift
         self.compulsory = kernel.rules.compulsory
 
-    def choose(self, held: list[int], subsets_of: Sequence, table: list[int]) -> tuple[int, int]:
-        """(position of the card in `held`, index of the capture in its captures tuple or -1
-        to place it), with `held` as the fused loop's codes in deck order and `table` as its
-        sorted codes."""
+    def choose(
+        self, held: list[int], counts: Sequence[int], captures_of: Callable[[int], Sequence[tuple[int, ...]]],
+        table: list[int],
+    ) -> tuple[int, int]:  # fmt: skip
+        """(position of the card in `held`, index of the capture in its captures or -1 to place
+        it), with `held` as the fused loop's codes in deck order, `table` as its sorted codes,
+        `counts` the number of captures by value key and `captures_of(key)` those captures (as
+        `Fused._captures_on` and `Fused._captures_of` give them)."""
         worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
-        anyone = compulsory == "hand" and any(subsets_of[x >> shift] is not None for x in held)
+        anyone = compulsory == "hand" and any(counts[x >> shift] for x in held)
         best, best_gain = (0, -1), -float("inf")
         for i, x in enumerate(held):
-            card, subsets = x & mask, subsets_of[x >> shift]
-            if compulsory == "optional" or (subsets is None and not anyone):
+            card, key = x & mask, x >> shift
+            if compulsory == "optional" or (not counts[key] and not anyone):
                 gain = -worth[card] - 1000.0
                 if gain > best_gain:
                     best, best_gain = (i, -1), gain
-            if subsets is None:
+            if not counts[key]:
                 continue
-            captures = subsets[0]
+            captures = captures_of(key)
             # The legal moves list a card's captures in the deck order of the cards taken.
             takes = [sorted(table[p] & mask for p in positions) for positions in captures]
             for j in sorted(range(len(takes)), key=takes.__getitem__):
