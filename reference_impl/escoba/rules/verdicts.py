@@ -121,9 +121,10 @@ def _digests() -> set[str]:
         _known = set()
         _file = cache_file(PREFIX + _judges())
         if _file is not None:
-            kept = _recent_judges(os.path.basename(_file)[len(PREFIX) :])
-            for other in folder_files(PREFIX) + folder_files(f"{PARSED}-"):
-                if os.path.basename(other).split("-")[1].split(".")[0] not in kept:
+            verdict_files = folder_files(PREFIX)
+            kept = _recent_judges(_fingerprint(_file), verdict_files)
+            for other in verdict_files + folder_files(f"{PARSED}-"):
+                if _fingerprint(other) not in kept:
                     try:
                         os.unlink(other)
                     except OSError:
@@ -136,12 +137,18 @@ def _digests() -> set[str]:
     return _known
 
 
-def _recent_judges(judged: str) -> set[str]:
+def _fingerprint(path: str) -> str:
+    """The judges' fingerprint of a cache file: `valid-FINGERPRINT`, `parsed-FINGERPRINT-KEY`,
+    either with `.PID.part` while it is written."""
+    return os.path.basename(path).split("-")[1].split(".")[0]
+
+
+def _recent_judges(judged: str, verdict_files: list[str]) -> set[str]:
     """This fingerprint and the `JUDGES_KEPT - 1` others whose verdict files were written last."""
     stamped = []
-    for path in folder_files(PREFIX):
+    for path in verdict_files:
         try:
-            stamped.append((os.stat(path).st_mtime_ns, os.path.basename(path)[len(PREFIX) :]))
+            stamped.append((os.stat(path).st_mtime_ns, _fingerprint(path)))
         except OSError:
             pass
     others = [name for _, name in sorted(stamped, reverse=True) if name != judged]
