@@ -134,9 +134,6 @@ def main() -> int:
 
     # 6: the conformance suite and check, wall time (interleaved).
     say("escoba conformance and escoba check sv, wall time")
-    # In a cache folder of their own (escoba/cachedir.py): the first runs fill it (the verdicts
-    # of the rulesets, their parsed YAML, the expression parser), as a user's first run does,
-    # and are reported apart; the timed runs then find it as every later run does.
     # The `escoba` command itself, as a user runs it (the script installed beside this Python),
     # else `python -m escoba`, which also pays for runpy.
     script = Path(sys.executable).parent / "escoba"
@@ -144,6 +141,9 @@ def main() -> int:
     timed = "the installed `escoba` script" if len(escoba_command) == 1 else "`python -m escoba`"
     check_walls: list[float] = []
     conformance_walls: list[float] = []
+    # In a cache folder of their own (escoba/cachedir.py): the first runs fill it (the verdicts
+    # of the rulesets, their parsed YAML, the expression parser), as a user's first run does,
+    # and are reported apart; the timed runs then find it as every later run does.
     with tempfile.TemporaryDirectory() as cache:
         cached = {**os.environ, "XDG_CACHE_HOME": cache}
         cached.pop("ESCOBA_NO_CACHE", None)
