@@ -754,6 +754,28 @@ def test_only_the_first_stop_signal_raises() -> None:
 
 
 
+def test_signal_handling_is_left_alone_outside_the_main_thread() -> None:
+    """Only the main thread may set signal handlers (elsewhere `signal.signal` raises
+    ValueError): in another thread the blocks run unchanged, and the handlers stay as they were."""
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[Any] = []
+
+    def elsewhere() -> None:
+        try:
+            with processes.signals_handled(), processes.stops_deferred():
+                seen.append(signal.getsignal(signal.SIGTERM))
+        except BaseException as problem:  # reported by the assertion below
+            seen.append(problem)
+
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    worker.join()
+    assert seen == [before]
+    with processes.signals_handled():  # and in the main thread, they are set
+        assert signal.getsignal(signal.SIGTERM) is not before
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
 def test_a_stop_inside_stops_deferred_raises_when_the_block_ends() -> None:
     """A SIGTERM while a process is being started is held: the block runs to its end, then Terminated is raised."""
     finished = False

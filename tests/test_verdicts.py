@@ -146,8 +146,9 @@ def test_a_known_ruleset_loads_without_yaml_jsonschema_or_lark(tmp_path):
 
 def test_a_known_ruleset_is_checked_without_the_heavy_imports(tmp_path):
     """`escoba check ID` the second time imports none of the modules that made its start-up
-    slow: the parsers and validators, `dataclasses` (and `inspect`), `json`, `shutil`, `copy`, `typing`."""
-    heavy = ("yaml", "jsonschema", "lark", "dataclasses", "inspect", "json", "shutil", "copy", "typing")
+    slow: the parsers and validators, `dataclasses` (and `inspect`), `json`, `shutil`, `copy`, `typing`,
+    `threading`."""
+    heavy = ("yaml", "jsonschema", "lark", "dataclasses", "inspect", "json", "shutil", "copy", "typing", "threading")
     code = (
         "import sys; from escoba.cli.main import main; assert main(['check', 'sv']) == 0; "
         f"print(' '.join(m for m in {heavy!r} if m in sys.modules) or '-', file=sys.stderr)"

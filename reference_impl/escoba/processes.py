@@ -30,7 +30,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -64,6 +63,14 @@ _deferring = False
 _held: int | None = None  # a stop signal that arrived in a `stops_deferred` block
 
 
+def _in_main_thread() -> bool:
+    """Is this the main thread, the one signals interrupt and the only one that may set their
+    handlers? Threads are started through `threading`: while it is not imported, no other
+    thread runs Python code. (Importing it is a twentieth of `escoba check`'s start-up.)"""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
+
+
 def _on_signal(signum: int, _frame: Any) -> None:
     global _received, _held
     if _received is not None:
@@ -85,7 +92,7 @@ def stops_deferred() -> Iterator[None]:
     starting a process, whose pid is lost if the raise lands between the fork and the return
     of `Popen` (and the process with it)."""
     global _deferring, _held
-    if _deferring or threading.current_thread() is not threading.main_thread():
+    if _deferring or not _in_main_thread():
         yield  # signals raise in the main thread only: elsewhere there is nothing to hold
         return
     _deferring = True
@@ -118,7 +125,7 @@ def signals_handled() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP raise (once) while the block runs; the previous handlers
     come back after it (tests run many commands in one process)."""
     global _received, _last
-    if threading.current_thread() is not threading.main_thread():
+    if not _in_main_thread():
         yield  # only the main thread may set handlers; it is the one signals interrupt
         return
     previous = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
@@ -157,6 +164,8 @@ def die_with_parent(parent: int) -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
         os._exit(1)
+
+    import threading
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
@@ -222,7 +231,7 @@ def _nothing() -> None:
 def _stop_signals_blocked() -> Iterator[None]:
     """Block the stop signals in this thread for the block (threads started inside inherit the
     block); signals that arrive meanwhile are delivered, and raise, when it ends."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    if not _in_main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
