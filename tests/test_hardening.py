@@ -668,6 +668,12 @@ def _setup(kind: str, tmp_path: Path) -> tuple[_Command, Callable[[], bool], set
         engine = f"{sys.executable} {FAKE} setsid-hang --pidfile {pidfile}"
         cmd = _Command(escoba_cmd("conformance", "--engine", engine, "--case", ONE_CASE, "--timeout", "600"))
         return cmd, pidfile.exists, extra
+    if kind == "conformance-jobs":  # two engines side by side, each hanging in a session of its own
+        piddir = tmp_path / "pids"
+        piddir.mkdir()
+        engine = f"{sys.executable} {FAKE} setsid-hang --piddir {piddir}"
+        cmd = _Command(escoba_cmd("conformance", "--engine", engine, "--case", "base.2p.*", "--jobs", "2", "--timeout", "600"))
+        return cmd, lambda: len(list(piddir.glob("[0-9]*[0-9]"))) >= 2, extra
     if kind == "handshake":  # an engine that never answers hello
         engine = f"{sys.executable} -c 'import time; time.sleep(600)'"
         cmd = _Command(escoba_cmd("conformance", "--engine", engine, "--case", ONE_CASE))
@@ -692,7 +698,9 @@ SIGNALS = {"SIGINT": (signal.SIGINT, 130, "interrupted"), "SIGTERM": (signal.SIG
 
 
 @pytest.mark.parametrize("signame", list(SIGNALS))
-@pytest.mark.parametrize("kind", ["simulate", "diff", "until-resolved", "conformance", "handshake", "site", "play", "engine"])
+@pytest.mark.parametrize(
+    "kind", ["simulate", "diff", "until-resolved", "conformance", "conformance-jobs", "handshake", "site", "play", "engine"]
+)
 def test_a_stop_signal_ends_every_command_cleanly(tmp_path: Path, kind: str, signame: str) -> None:
     """Ctrl-C (to the whole foreground group, as a terminal sends it), SIGTERM and SIGHUP end
     the command within 2 s with 130, 143 and 143, one word on stderr, and no worker, engine
@@ -704,6 +712,8 @@ def test_a_stop_signal_ends_every_command_cleanly(tmp_path: Path, kind: str, sig
         watched = cmd.processes()
         if kind in ("conformance", "site"):
             watched |= {int(p) for p in (tmp_path / "pids").read_text().split()}
+        if kind == "conformance-jobs":
+            watched |= {int(p) for f in (tmp_path / "pids").glob("[0-9]*[0-9]") for p in f.read_text().split()}
         began = time.monotonic()
         if signum == signal.SIGINT:
             os.killpg(cmd.proc.pid, signum)

@@ -1,6 +1,6 @@
 """A protocol engine that misbehaves on demand (after Bowtie's fake implementations).
 
-    python tests/engines/fake_engine.py MODE [--after N] [--pidfile FILE]
+    python tests/engines/fake_engine.py MODE [--after N] [--pidfile FILE] [--piddir DIR]
 
 It is the reference engine until the moment its MODE strikes; `--after N` lets N `play`
 requests through first (mid-hand), otherwise it strikes at the first `start`. Modes:
@@ -20,7 +20,8 @@ requests through first (mid-hand), otherwise it strikes at the first `start`. Mo
                     goes to --pidfile, so a test can check that nothing is left behind
     setsid-hang     start a process in a session of its own (setsid) whose parent exits at
                     once, so it is orphaned, out of the engine's process group; then hang.
-                    The engine's and the orphan's pids go to --pidfile
+                    The engine's and the orphan's pids go to --pidfile, or to a file
+                    named by the engine's pid in --piddir
     stderr-escape   write terminal escape sequences to stderr, then exit (status 3)
     extra-field     answer with a field the protocol does not have
     id-true         answer with `"id": true` (Python's True == 1, JSON's true is no id)
@@ -45,6 +46,7 @@ def main() -> int:
     parser.add_argument("--delay", type=float, default=5.0)
     parser.add_argument("--flood", type=float, default=8.0, help="megabytes of stderr")
     parser.add_argument("--pidfile")
+    parser.add_argument("--piddir")
     args = parser.parse_args()
     if args.mode == "exit-at-once":
         return 2
@@ -129,6 +131,11 @@ def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict
             with open(args.pidfile + ".tmp", "w") as f:
                 f.write(f"{os.getpid()} {orphan}")
             os.replace(args.pidfile + ".tmp", args.pidfile)
+        if args.piddir:  # one file per engine: several run at once (conformance --jobs)
+            mine = os.path.join(args.piddir, str(os.getpid()))
+            with open(mine + ".tmp", "w") as f:
+                f.write(f"{os.getpid()} {orphan}")
+            os.replace(mine + ".tmp", mine)
         time.sleep(3600)
     if mode == "stderr-escape":
         sys.stderr.buffer.write(b"\x1b[2J\x1b]0;owned\x07 the screen is cleared\n")

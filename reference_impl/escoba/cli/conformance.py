@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -43,6 +44,7 @@ examples:
   escoba conformance --engine ./my-engine --all-divergences --strict
   escoba conformance --list --ruleset sv --format json
   escoba conformance --engine ./my-engine --junit escoba.xml -q       JUnit XML for CI, quiet
+  escoba conformance --engine ./my-engine --jobs 4                    four engines side by side
   escoba conformance --engine 'escoba engine' --engine ./my-engine   one table, engines by outcomes"""
 
 
@@ -64,6 +66,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--write-expectations", metavar="FILE",
         help="write an expectations file pinning every case that is not a pass (a baseline to commit)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--jobs", type=int, default=1, metavar="J",
+        help="engine sessions side by side, each its own engine process; 0 = one per CPU (default 1)",
     )  # fmt: skip
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10; the handshake waits at least 10)")
     parser.add_argument("--cases-dir", metavar="DIR", help="run the cases in DIR instead of the bundled suite")
@@ -102,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
             check_output_file(path, option)  # before the run, not after
     if args.maxfail is not None and args.maxfail < 1:
         raise UsageError(f"--maxfail must be 1 or more, got {args.maxfail}")
+    if args.jobs < 0:
+        raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {args.jobs}")
+    jobs = args.jobs or os.cpu_count() or 1
     engines = []
     for command in args.engine or [None]:
         if command is None:
@@ -135,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
 
         # The engines start while the cases load (a runtime's start-up is a good part of a
         # short run); each must answer hello before any case runs.
-        spawned = [] if args.list else _spawn(engines, args.timeout)
+        spawned = [] if args.list else _spawn(engines, args.timeout, jobs)
         try:
             try:
                 with _loading():
@@ -146,22 +155,23 @@ def run(args: argparse.Namespace) -> int:
                 return _list(entries, args.format)
             started = _handshakes(engines, spawned)
         except BaseException:
-            for session in spawned:
-                if not isinstance(session, Exception):
-                    session.close()
+            for sessions in spawned:
+                for session in sessions:
+                    if not isinstance(session, Exception):
+                        session.close()
             raise
-        return _run(args, engines, pins, entries, files, started)
+        return _run(args, engines, pins, entries, files, started, jobs)
 
 
 def _run(
-    args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str], started: list[list]
+    args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str], started: list[list], jobs: int
 ) -> int:
     from escoba.conformance.report import render_grid, render_markdown, render_text, summary_line, to_json
 
     reports = []
     try:
         for (argv, shown, flag), first in zip(engines, started, strict=True):
-            reports.append(_run_engine(args, argv, shown, flag, first, pins, entries, files))
+            reports.append(_run_engine(args, argv, shown, flag, first, pins, entries, files, jobs))
     finally:
         for first in started:
             for session in first:
@@ -212,18 +222,22 @@ def _loading() -> Iterator[None]:
         gc.enable()
 
 
-def _spawn(engines: list, timeout: float) -> list:
-    """Each engine started and sent hello, without waiting for the reply: a session, or the
-    EngineFailure of one that could not be started (told after the cases load, as before)."""
+def _spawn(engines: list, timeout: float, jobs: int) -> list[list]:
+    """Each engine's `jobs` sessions started and sent hello, without waiting for the reply:
+    per engine, a list of sessions, or of the EngineFailure of one that could not be started
+    (told after the cases load, as before)."""
     from escoba.protocol.client import SubprocessSession
     from escoba.protocol.messages import EngineFailure
 
-    spawned: list = []
+    spawned: list[list] = []
     for argv, _, _ in engines:
-        try:
-            spawned.append(SubprocessSession(argv, timeout=timeout, wait=False))
-        except EngineFailure as failure:
-            spawned.append(failure)
+        sessions: list = []
+        for _ in range(jobs):
+            try:
+                sessions.append(SubprocessSession(argv, timeout=timeout, wait=False))
+            except EngineFailure as failure:
+                sessions.append(failure)
+        spawned.append(sessions)
     return spawned
 
 
@@ -233,26 +247,39 @@ def _handshakes(engines: list, spawned: list) -> list[list]:
     from escoba.conformance.report import did_not_start
     from escoba.protocol.messages import EngineFailure
 
-    for (_, shown, _), session in zip(engines, spawned, strict=True):
+    for (_, shown, _), sessions in zip(engines, spawned, strict=True):
         try:
-            if isinstance(session, EngineFailure):
-                raise session
-            session.handshake()
+            if isinstance(sessions[0], EngineFailure):
+                raise sessions[0]
+            sessions[0].handshake()
         except EngineFailure as failure:
             raise UsageError(did_not_start(shown, failure)) from None
-    return [[session] for session in spawned]
+    # The others answer hello when their turn comes (connect, in _run_engine); one that failed
+    # to start is started again then, as after a crash.
+    return [[s for s in sessions if not isinstance(s, EngineFailure)][::-1] for sessions in spawned]
 
 
 def _run_engine(
-    args: argparse.Namespace, argv: list[str], shown: str, flag: str | None, first: list, pins: dict, entries: list, files: list[str]
+    args: argparse.Namespace, argv: list[str], shown: str, flag: str | None, first: list, pins: dict, entries: list,
+    files: list[str], jobs: int,
 ):  # fmt: skip
-    """One engine through every case; `first` holds its session already started."""
+    """One engine through every case; `first` holds its sessions already started (the first
+    to be used last in the list)."""
     from escoba.conformance import expectations as expectations_module
     from escoba.conformance.runner import Runner
     from escoba.protocol.client import SubprocessSession
 
     def connect() -> SubprocessSession:
-        return first.pop() if first else SubprocessSession(argv, timeout=args.timeout)
+        try:
+            session = first.pop()  # one at a time, even from several threads (the GIL)
+        except IndexError:
+            return SubprocessSession(argv, timeout=args.timeout)
+        try:
+            session.handshake()
+        except BaseException:
+            session.close()
+            raise
+        return session
 
     engine_flag = f" --engine {shlex.quote(flag)}" if flag is not None else ""
     cases_flag = f" --cases-dir {shlex.quote(args.cases_dir)}" if args.cases_dir else ""
@@ -268,7 +295,7 @@ def _run_engine(
         on_start=progress.show if progress else None, strict=args.strict,
     )  # fmt: skip
     try:
-        report = runner.run(entries, maxfail=args.maxfail)
+        report = runner.run(entries, maxfail=args.maxfail, jobs=jobs)
     finally:
         if progress:
             progress.clear()

@@ -20,11 +20,13 @@ cases get that failure.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from escoba import processes
 from escoba.conformance.attribute import attribute, common_exercised
 from escoba.conformance.compare import (
     Divergence,
@@ -166,36 +168,43 @@ class Runner:
         self._given_up: EngineFailure | None = None
 
     # ------------------------------------------------------------------ the run
-    def run(self, entries: Iterable[Entry], *, first_failure: bool = False, maxfail: int | None = None) -> RunReport:
+    def run(
+        self, entries: Iterable[Entry], *, first_failure: bool = False, maxfail: int | None = None, jobs: int = 1
+    ) -> RunReport:
         """Every case in order; `first_failure` stops after the first result that is not as
-        expected (a skip included), `maxfail` after that many failures (skips only under `strict`)."""
+        expected (a skip included), `maxfail` after that many failures (skips only under `strict`).
+
+        With `jobs` above 1, that many sessions, each with an engine of its own, take the cases
+        in turn side by side (a thread each: the engines work in their own processes while the
+        runner reads another's replies); the results keep the cases' order. A stop (`maxfail`)
+        starts no new case, and the cases already running finish."""
         entries = list(entries)
         began = time.monotonic()
-        results: list[CaseResult] = []
-        failures = 0
-        warnings = []
+        runners = [self, *(self._sibling() for _ in range(min(jobs, len(entries)) - 1))]
+        turns = _Turns(self, entries, first_failure, maxfail)
         try:
-            for n, entry in enumerate(entries, 1):
-                if self.on_start:
-                    self.on_start(n, len(entries), entry.id)
-                result = self.run_one(entry)
-                results.append(result)
-                if self.on_result:
-                    self.on_result(n, len(entries), result)
-                if first_failure and not result.as_expected:
-                    break
-                failures += not self._accepted(result)
-                if maxfail is not None and failures >= maxfail and n < len(entries):
-                    warnings.append(f"stopped after {failures} failing case{'' if failures == 1 else 's'} (--maxfail {maxfail}): {len(entries) - n} not run")
-                    break
+            if len(runners) == 1:
+                turns.take(self)
+            else:
+                turns.side_by_side(runners)
         finally:
-            self.close()
+            for runner in runners:
+                runner.close()
         info = EngineInfo(self.command)
         declared = None
-        if self.hello is not None:
-            info = EngineInfo(self.command, self.hello.name, self.hello.version, sorted(self.hello.features))
-            declared = Declared(self.hello.features)
-        return RunReport(info, results, time.monotonic() - began, warnings, strict=self.strict, declared=declared)
+        hello = next((r.hello for r in runners if r.hello is not None), None)
+        if hello is not None:
+            info = EngineInfo(self.command, hello.name, hello.version, sorted(hello.features))
+            declared = Declared(hello.features)
+        results = [r for r in turns.results if r is not None]
+        return RunReport(info, results, time.monotonic() - began, turns.warnings, strict=self.strict, declared=declared)
+
+    def _sibling(self) -> Runner:
+        """A runner like this one, with a session of its own (`run` with `jobs`)."""
+        return Runner(
+            self.connect, command=self.command, expectations=self.expectations, replay=self.replay,
+            stop_at_divergence=self.stop_at_divergence, strict=self.strict, sent=self.sent,
+        )  # fmt: skip
 
     def _accepted(self, r: CaseResult) -> bool:
         return _accepted(r, self.strict)
@@ -392,6 +401,81 @@ def _divergence_message(d: Divergence) -> str:
         return f"event {d.index}: an extra event {d.observed.get('event')}"
     fields = ", ".join(f.path for f in d.diff[:4])
     return f"event {d.index} ({d.expected.get('event')}): {fields} differ"
+
+
+class _Turns:
+    """The cases of one run, handed out in order to one runner or to several side by side,
+    with what `run`'s stopping rules need: the results by case, the failures so far."""
+
+    def __init__(self, runner: Runner, entries: list[Entry], first_failure: bool, maxfail: int | None):
+        self.runner, self.entries = runner, entries
+        self.first_failure, self.maxfail = first_failure, maxfail
+        self.results: list[CaseResult | None] = [None] * len(entries)
+        self.warnings: list[str] = []
+        self.next = 0  # the next case to hand out
+        self.failures = 0
+        self.stopped = False
+        self.lock = threading.Lock()
+        self.problems: list[BaseException] = []  # a runner's own failure (a bug), raised by `side_by_side`
+
+    def take(self, runner: Runner) -> None:
+        """Run cases on `runner` until none is left or the run stops."""
+        total, on_start, on_result = len(self.entries), self.runner.on_start, self.runner.on_result
+        while True:
+            with self.lock:
+                if self.stopped or self.next == total or processes.stopping():
+                    return
+                n, entry = self.next, self.entries[self.next]
+                self.next += 1
+                if on_start:
+                    on_start(n + 1, total, entry.id)
+            result = runner.run_one(entry)
+            with self.lock:
+                self.results[n] = result
+                if on_result:
+                    on_result(n + 1, total, result)
+                if self.stopped:
+                    continue
+                if self.first_failure and not result.as_expected:
+                    self.stopped = True
+                    continue
+                self.failures += not self.runner._accepted(result)
+                if self.maxfail is not None and self.failures >= self.maxfail and self.next < total:
+                    s = "" if self.failures == 1 else "s"
+                    self.warnings.append(
+                        f"stopped after {self.failures} failing case{s} (--maxfail {self.maxfail}): {total - self.next} not run"
+                    )
+                    self.stopped = True
+
+    def side_by_side(self, runners: list[Runner]) -> None:
+        """Each runner takes cases in a thread of its own. A stop signal reaches this (the main)
+        thread: the others see it (`processes.stopping`) at their next read or write and end,
+        each closing its own engine; this one waits for them, then raises it."""
+        threads = [threading.Thread(target=self._guarded, args=(r,), name=f"escoba-session-{i}", daemon=True)
+                   for i, r in enumerate(runners)]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                thread.join()
+        except BaseException:
+            with self.lock:
+                self.stopped = True
+            for thread in threads:
+                thread.join()
+            raise
+        if self.problems:
+            raise self.problems[0]
+
+    def _guarded(self, runner: Runner) -> None:
+        try:
+            self.take(runner)
+        except BaseException as problem:  # raised again in the main thread
+            with self.lock:
+                self.stopped = True
+                self.problems.append(problem)
+        finally:
+            runner.close()
 
 
 def collect(

@@ -288,6 +288,7 @@ class SubprocessSession:
                 if key.fd == self._out:
                     self._fill(message)
             if not ready:
+                _unless_stopped(message)
                 if self.proc.poll() is not None:
                     raise self._crashed(message)
                 if time.monotonic() >= deadline:
@@ -326,9 +327,11 @@ class SubprocessSession:
                 raise OversizedReply(
                     f"{message['cmd']}: reply line longer than {self.max_line} bytes (stopped reading)", request=message
                 )
+            _unless_stopped(message)
             left = deadline - time.monotonic()
             # Wake up now and then: an engine that exited while a child of its own still holds
-            # the pipe open never sends end-of-file, and is a crash, not a timeout.
+            # the pipe open never sends end-of-file, and is a crash, not a timeout; and a
+            # session in another thread than the main one learns that the run was stopped.
             if left <= 0 or not self._readable.select(min(left, 0.2)):
                 if self.proc.poll() is not None:
                     raise EngineCrashed(
@@ -390,6 +393,13 @@ class SubprocessSession:
         self.proc = None  # type: ignore[assignment]
         if self._dead is None:
             self._dead = EngineCrashed("the session is closed")
+
+
+def _unless_stopped(message: dict) -> None:
+    """A session waiting in another thread than the main one (`Runner.run` with `jobs`) ends
+    once a stop signal has arrived: the main thread took it, and waits for this one."""
+    if processes.stopping():
+        raise EngineCrashed(f"{message['cmd']}: the run was stopped before the engine answered", request=message)
 
 
 _subreaper = False
