@@ -79,6 +79,13 @@ def main() -> int:
     return 0
 
 
+def _write_whole(path: str, text: str) -> None:
+    """Write a file that a test waiting for it never reads half written."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
 def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict | None:  # type: ignore[no-untyped-def]
     mode = args.mode
     if mode in ("exit", "diverge-exit"):
@@ -128,14 +135,9 @@ def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict
         os.close(write)
         orphan = os.read(read, 64).decode()
         if args.pidfile:
-            with open(args.pidfile + ".tmp", "w") as f:
-                f.write(f"{os.getpid()} {orphan}")
-            os.replace(args.pidfile + ".tmp", args.pidfile)
+            _write_whole(args.pidfile, f"{os.getpid()} {orphan}")
         if args.piddir:  # one file per engine: several run at once (conformance --jobs)
-            mine = os.path.join(args.piddir, str(os.getpid()))
-            with open(mine + ".tmp", "w") as f:
-                f.write(f"{os.getpid()} {orphan}")
-            os.replace(mine + ".tmp", mine)
+            _write_whole(os.path.join(args.piddir, str(os.getpid())), f"{os.getpid()} {orphan}")
         time.sleep(3600)
     if mode == "stderr-escape":
         sys.stderr.buffer.write(b"\x1b[2J\x1b]0;owned\x07 the screen is cleared\n")
