@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.main import UsageError, add_format_argument, worker_count
 from escoba.outputs import check_output_file, write_atomic
 
 HELP = "run the golden cases against an engine (default: the reference engine) and report"
@@ -108,9 +107,7 @@ def run(args: argparse.Namespace) -> int:
             check_output_file(path, option)  # before the run, not after
     if args.maxfail is not None and args.maxfail < 1:
         raise UsageError(f"--maxfail must be 1 or more, got {args.maxfail}")
-    if args.jobs < 0:
-        raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {args.jobs}")
-    jobs = args.jobs or os.cpu_count() or 1
+    jobs = worker_count(args.jobs)
     engines = []
     for command in args.engine or [None]:
         if command is None:

@@ -122,6 +122,13 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: Sequence[str] 
     parser.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
 
 
+def worker_count(jobs: int) -> int:
+    """`--jobs J` as a number of workers (0: one per CPU); a negative J is a usage error."""
+    if jobs < 0:
+        raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {jobs}")
+    return jobs or os.cpu_count() or 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         tolerate_encoding(stream)  # cp1252 and the like: ASCII stand-ins, not a traceback

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.main import UsageError, add_format_argument, worker_count
 
 # No percent sign: argparse %-formats help strings.
 HELP = "play many seeded hands or matches between bots; mean points per category and side, with confidence intervals"
@@ -108,9 +107,7 @@ def check_arguments(rules: Any, players: int | None, bots: str, jobs: int) -> tu
             bot_maker(name, " in --bots")
         except EscobaError as error:
             raise UsageError(str(error)) from None
-    if jobs < 0:
-        raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {jobs}")
-    return players, names, jobs or (os.cpu_count() or 1)
+    return players, names, worker_count(jobs)
 
 
 def add_cluster_argument(parser: argparse.ArgumentParser) -> None:
