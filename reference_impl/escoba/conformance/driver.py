@@ -21,7 +21,7 @@ it, so that a broken case is reported as `broken-case` before any engine is invo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,8 @@ class Plan:
     decide_at_end: bool = False  # probe/perft: the case stops at a decision (ask `legal` there)
     probe: RawPlay | None = None
     sent: Mapping[str, Any] | None = None  # the ruleset `start` carries, when not `doc` (see Runner)
+    steps: list[tuple[str, Any, str]] | None = None  # the line's requests (`line_steps`), once made
+    requests: list[Any] | None = None  # the requests of `steps` (the object `send_ahead` is given)
 
 
 def prepare(case: Any) -> Plan:
@@ -119,8 +121,12 @@ class _Stop(Exception):
 class Driver:
     """Runs one prepared case on one session. EngineFailure propagates with `.trace` set."""
 
-    def __init__(self, session: Session, plan: Plan, *, stop_at_divergence: bool = False, measures: bool = True):
+    def __init__(
+        self, session: Session, plan: Plan, *, stop_at_divergence: bool = False, measures: bool = True,
+        on_sent: Callable[[], object] | None = None,
+    ):  # fmt: skip
         self.session, self.plan = session, plan
+        self.on_sent = on_sent  # called once the case's line is written (the runner sends the next case ahead)
         self.stop_at_divergence, self.measures = stop_at_divergence, measures
         self.trace = Trace()
         self._order: dict[str, int] | None = None  # card code -> deck position, for `state`
@@ -163,8 +169,7 @@ class Driver:
             raise _Stop
 
     def _start_request(self) -> Start:
-        plan, case = self.plan, self.plan.case
-        return Start(plan.doc if plan.sent is None else plan.sent, int(case.players), int(case.dealer), plan.hands[0].decks, case.target)
+        return line_steps(self.plan)[1][0]
 
     @staticmethod
     def _events(reply: Reply) -> tuple[dict, ...]:
@@ -190,27 +195,10 @@ class Driver:
     def _replay(self) -> None:
         """Send the whole line at once (start, then `legal` and `play` for each move, ...) and
         record the replies in order; see SubprocessSession.exchange."""
-        plan = self.plan
-        steps: list[tuple[str, Any, str]] = [("events", self._start_request(), "start")]
-        for k, hand in enumerate(plan.hands):
-            if k:
-                steps.append(("events", NextHand(hand.decks), f"next_hand (hand {k + 1})"))
-            n = 0  # plays so far
-            for entry in hand.line:
-                steps.append(("legal", Legal(), f"legal (hand {k + 1}, before play {n + 1})"))
-                if isinstance(entry, RawPlay):  # a probe: refused, and nothing changes
-                    where = f"(hand {k + 1}, after play {n})"
-                    steps.append(("probe", entry, f"the probe {format_value(entry.move)} {where}"))
-                    steps.append(("state", State(), f"state after the probe {where}"))
-                else:
-                    n += 1
-                    steps.append(("events", entry, f"play {_text(entry)} (hand {k + 1}, play {n})"))
-            ends_with_probe = bool(hand.line) and isinstance(hand.line[-1], RawPlay)
-            if ends_with_probe or (k + 1 == len(plan.hands) and plan.decide_at_end):
-                steps.append(("legal", Legal(), f"legal (hand {k + 1}, at the end of the line)"))
-        if plan.probe is not None:
-            steps.append(("probe", plan.probe, "the probe"))
-        replies = self.session.exchange([request for _, request, _ in steps])
+        steps, requests = line_steps(self.plan)
+        replies = self.session.exchange(requests)
+        if self.on_sent is not None:
+            self.on_sent()
         for (kind, request, what), reply in zip(steps, replies):
             if kind == "probe":  # an illegal move must be refused with the right reason
                 self.trace.requests += 1
@@ -229,33 +217,88 @@ class Driver:
     def _perft(self) -> None:
         depth = self.plan.case.perft.depth
         line = [m for hand in self.plan.hands for m in hand.moves]
-        self._record([{"event": "perft", "depth": depth, "count": self._walk(line, depth)}])
+        self._record([{"event": "perft", "depth": depth, "count": self._count(line, depth)}])
 
-    def _walk(self, path: list[Play], depth: int) -> int:
-        """Distinct sequences of `depth` more plays from the position after `path`; a sequence
+    def _count(self, line: list[Play], depth: int) -> int:
+        """Distinct sequences of `depth` more plays from the position after `line`; a sequence
         that ends the hand sooner counts once (as in `escoba.transcript.record.perft`).
 
-        The protocol has no undo, so each position is reached by replaying from the deal (one
-        exchange: start, the plays, legal); the last level counts the legal moves without
-        playing them (perft's bulk count).
+        The protocol has no undo, so each position is reached by replaying from the deal
+        (start, the plays, legal); the last level counts the legal moves without playing them
+        (perft's bulk count). The positions are asked level by level, `_PERFT_BATCH` replays to
+        an exchange: the engine works on one replay while the runner reads the replies to the
+        last, where asking one position at a time left each side waiting for the other.
         """
         if depth == 0:
             return 1
-        replies = list(self.session.exchange([self._start_request(), *path, Legal()]))
-        self._check(replies[0], "start (perft)")
-        for move, reply in zip(path, replies[1:-1]):
-            self._check(reply, f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
-        moves = self._legal_event(self._check(replies[-1], "legal (perft)"))["moves"]
-        if not moves:  # the hand is over
-            return 1
-        if depth == 1:
-            return len(moves)
-        return sum(self._walk([*path, Play(m["card"], tuple(m["take"]))], depth - 1) for m in moves)
+        count, level = 0, [line]
+        for left in range(depth, 0, -1):
+            deeper: list[list[Play]] = []
+            for i in range(0, len(level), _PERFT_BATCH):
+                batch = level[i : i + _PERFT_BATCH]
+                for path, moves in zip(batch, self._legal_after(batch)):
+                    if not moves:  # the hand is over
+                        count += 1
+                    elif left == 1:
+                        count += len(moves)
+                    else:
+                        deeper += [[*path, Play(m["card"], tuple(m["take"]))] for m in moves]
+            level = deeper
+        return count
+
+    def _legal_after(self, paths: list[list[Play]]) -> list[list[dict]]:
+        """The engine's legal moves after each line of plays, all replayed in one exchange."""
+        start = self._start_request()
+        replies = iter(self.session.exchange([request for path in paths for request in (start, *path, Legal())]))
+        moves = []
+        for path in paths:
+            self._check(next(replies), "start (perft)")
+            for move in path:
+                self._check(next(replies), f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
+            moves.append(self._legal_event(self._check(next(replies), "legal (perft)"))["moves"])
+        return moves
+
+
+# Replays per exchange in a perft walk: enough that neither side waits for the other, few
+# enough that the requests of one exchange stay small (each `start` carries the ruleset).
+_PERFT_BATCH = 32
+
+
+def line_steps(plan: Plan) -> tuple[list[tuple[str, Any, str]], list[Any]]:
+    """A case's line as requests (made once per plan): each with what its reply is
+    (`events`, `legal`, `state`, `probe`) and the request in words."""
+    if plan.steps is not None and plan.requests is not None:
+        return plan.steps, plan.requests
+    start = Start(plan.doc if plan.sent is None else plan.sent, int(plan.case.players), int(plan.case.dealer), plan.hands[0].decks, plan.case.target)
+    steps: list[tuple[str, Any, str]] = [("events", start, "start")]
+    for k, hand in enumerate(plan.hands):
+        if k:
+            steps.append(("events", NextHand(hand.decks), f"next_hand (hand {k + 1})"))
+        n = 0  # plays so far
+        for entry in hand.line:
+            steps.append(("legal", Legal(), f"legal (hand {k + 1}, before play {n + 1})"))
+            if isinstance(entry, RawPlay):  # a probe: refused, and nothing changes
+                where = f"(hand {k + 1}, after play {n})"
+                steps.append(("probe", entry, f"the probe {format_value(entry.move)} {where}"))
+                steps.append(("state", State(), f"state after the probe {where}"))
+            else:
+                n += 1
+                steps.append(("events", entry, f"play {_text(entry)} (hand {k + 1}, play {n})"))
+        ends_with_probe = bool(hand.line) and isinstance(hand.line[-1], RawPlay)
+        if ends_with_probe or (k + 1 == len(plan.hands) and plan.decide_at_end):
+            steps.append(("legal", Legal(), f"legal (hand {k + 1}, at the end of the line)"))
+    if plan.probe is not None:
+        steps.append(("probe", plan.probe, "the probe"))
+    plan.steps, plan.requests = steps, [request for _, request, _ in steps]
+    return plan.steps, plan.requests
 
 
 def _text(move: Play) -> str:
     return move.card + (" x " + " ".join(move.take) if move.take else "")
 
 
-def run_case(session: Session, plan: Plan, *, stop_at_divergence: bool = False, measures: bool = True) -> Trace:
-    return Driver(session, plan, stop_at_divergence=stop_at_divergence, measures=measures).run()
+def run_case(
+    session: Session, plan: Plan, *, stop_at_divergence: bool = False, measures: bool = True,
+    on_sent: Callable[[], object] | None = None,
+) -> Trace:  # fmt: skip
+    return Driver(session, plan, stop_at_divergence=stop_at_divergence, measures=measures, on_sent=on_sent).run()

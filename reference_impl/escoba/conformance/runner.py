@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from escoba import processes
@@ -37,7 +38,7 @@ from escoba.conformance.compare import (
     first_divergence,
     measure_note,
 )
-from escoba.conformance.driver import Plan, prepare, run_case
+from escoba.conformance.driver import Plan, line_steps, prepare, run_case
 from escoba.conformance.expectations import Expectation
 from escoba.errors import TranscriptError
 from escoba.protocol.client import Session
@@ -166,6 +167,7 @@ class Runner:
         self.hello: HelloReply | None = None
         self._start_failures = 0
         self._given_up: EngineFailure | None = None
+        self._ahead: tuple[Entry, Plan] | None = None  # the case sent ahead (`_send_ahead`)
 
     # ------------------------------------------------------------------ the run
     def run(
@@ -184,7 +186,7 @@ class Runner:
         turns = _Turns(self, entries, first_failure, maxfail)
         try:
             if len(runners) == 1:
-                turns.take(self)
+                turns.take(self, ahead=True)
             else:
                 turns.side_by_side(runners)
         finally:
@@ -209,9 +211,11 @@ class Runner:
     def _accepted(self, r: CaseResult) -> bool:
         return _accepted(r, self.strict)
 
-    def run_one(self, entry: Entry) -> CaseResult:
+    def run_one(self, entry: Entry, following: Entry | None = None) -> CaseResult:
+        """One case's result. With `following`, the case to be run next, that case's requests
+        are sent as soon as this one's are written (see `_send_ahead`)."""
         began = time.monotonic()
-        result = self._outcome(entry)
+        result = self._outcome(entry, following)
         if result.outcome not in ("pass", "unsupported", "broken-case"):
             result = self._unless_broken(entry, result)
         result.seconds = time.monotonic() - began
@@ -229,16 +233,19 @@ class Runner:
             session.close()
 
     # ------------------------------------------------------------------ one case
-    def _outcome(self, entry: Entry) -> CaseResult:
+    def _outcome(self, entry: Entry, following: Entry | None = None) -> CaseResult:
         case = entry.case
+        ahead, self._ahead = self._ahead, None
         if entry.problem is not None or case is None:
             return CaseResult(entry.id, "broken-case", "broken-case", ruleset=entry.ruleset or "", message=str(entry.problem))
         base: dict[str, Any] = dict(title=case.title, kind=case.kind, ruleset=case.ruleset, clause=case.clause)
-        try:
-            plan = prepare(case)
-            plan.sent = self.sent
-        except TranscriptError as problem:
-            return CaseResult(entry.id, "broken-case", "broken-case", message=str(problem), **base)
+        if ahead is not None and ahead[0] is entry:
+            plan = ahead[1]  # prepared, and its line sent, while the case before was read
+        else:
+            try:
+                plan = self._prepare(case)
+            except TranscriptError as problem:
+                return CaseResult(entry.id, "broken-case", "broken-case", message=str(problem), **base)
         base.update(case=case, requires=sorted(plan.required), common=common_exercised(case))
         try:
             session = self._session()
@@ -251,8 +258,13 @@ class Runner:
                 entry.id, "unsupported", "unsupported", missing=missing,
                 message=f"needs {', '.join(missing)}", **base,
             )  # fmt: skip
+        on_sent = None
+        if following is not None and case.kind != "perft":  # a perft case exchanges again after its line
+            on_sent = partial(self._send_ahead, session, following)
         try:
-            trace = run_case(session, plan, stop_at_divergence=self.stop_at_divergence, measures=declared.measures)
+            trace = run_case(
+                session, plan, stop_at_divergence=self.stop_at_divergence, measures=declared.measures, on_sent=on_sent
+            )  # fmt: skip
         except EngineFailure as failure:
             self.close()  # a session that misbehaved once is not trusted with the next case
             events = getattr(failure, "trace", None)
@@ -271,6 +283,29 @@ class Runner:
         if trace.drain_failure is not None:
             self.close()  # it died after the case had its answer: a fresh one for the next
         return self._judge(entry.id, plan, trace, base, declared.measures)
+
+    def _prepare(self, case: Any) -> Plan:
+        plan = prepare(case)
+        plan.sent = self.sent
+        return plan
+
+    def _send_ahead(self, session: Session, entry: Entry) -> None:
+        """Write the line of the case to be run next while this one's replies are read, so that
+        the engine never waits for the runner between two cases. The engine reads the same
+        lines in the same order as without: a case's replies are all read (or dropped) before
+        the next case's, and every case begins with `start`. A case that cannot be sent (broken,
+        unsupported) is not."""
+        send = getattr(session, "send_ahead", None)  # a session may not have it (in process, nothing to overlap)
+        if send is None or entry.problem is not None or entry.case is None:
+            return
+        try:
+            plan = self._prepare(entry.case)
+        except TranscriptError:
+            return
+        if declared_by(session.hello.features).missing(plan.required):
+            return
+        send(line_steps(plan)[1])
+        self._ahead = (entry, plan)
 
     def _unless_broken(self, entry: Entry, result: CaseResult) -> CaseResult:
         """A case that is itself wrong (a move the rules forbid recorded as played) is a
@@ -418,8 +453,9 @@ class _Turns:
         self.lock = threading.Lock()
         self.problems: list[BaseException] = []  # a runner's own failure (a bug), raised by `side_by_side`
 
-    def take(self, runner: Runner) -> None:
-        """Run cases on `runner` until none is left or the run stops."""
+    def take(self, runner: Runner, ahead: bool = False) -> None:
+        """Run cases on `runner` until none is left or the run stops; with `ahead` (one runner
+        alone), each case's line is sent while the one before is read (`Runner.run_one`)."""
         total, on_start, on_result = len(self.entries), self.runner.on_start, self.runner.on_result
         while True:
             with self.lock:
@@ -427,9 +463,10 @@ class _Turns:
                     return
                 n, entry = self.next, self.entries[self.next]
                 self.next += 1
+                following = self.entries[self.next] if ahead and self.next < total else None
                 if on_start:
                     on_start(n + 1, total, entry.id)
-            result = runner.run_one(entry)
+            result = runner.run_one(entry, following)
             with self.lock:
                 self.results[n] = result
                 if on_result:

@@ -1,6 +1,8 @@
 """Engine sessions: a subprocess speaking the protocol, or the reference engine in process.
 
-Both have the same interface: `hello` (the handshake reply), `request(req) -> Reply`, `close()`.
+Both have the same interface: `hello` (the handshake reply), `request(req) -> Reply`,
+`exchange(requests)`, `drain()`, `close()`; the subprocess one also has `send_ahead(requests)`,
+which a runner uses where a session has it.
 `ErrorReply` (`ok: false`) is returned as a value: refusing a request is part of the protocol.
 Everything else an engine can do wrong raises an `EngineFailure` subclass, after which the
 session is dead and the runner starts a new one.
@@ -172,7 +174,11 @@ class SubprocessSession:
                 self._both = selectors.DefaultSelector()
                 self._both.register(self._out, selectors.EVENT_READ)
                 self._both.register(self._in, selectors.EVENT_WRITE)
-                self._unread: list[dict] = []
+                self._unread: list[dict] = []  # the requests whose replies come next, in order
+                # Requests sent ahead (`send_ahead`): the object a later `exchange` is to be
+                # called with, and the messages, whose replies come after those of `_unread`.
+                self._ahead: tuple[Sequence[Request], list[dict]] | None = None
+                self._outbox = b""  # bytes of those requests not yet written
                 self._stderr = _StderrTail(self.proc.stderr)
             self._hello = self.exchange([Hello()])
             if wait:
@@ -213,18 +219,61 @@ class SubprocessSession:
         if self._hello is not None and self._unread:  # the hello sent by the constructor comes first
             self.handshake()
         self.drain(raise_failure=True)
+        if self._ahead is not None:
+            sent, self._unread = self._ahead
+            self._ahead = None
+            try:
+                self._flush_outbox(self._unread[0])
+            except EngineFailure as failure:
+                raise self._died(failure) from None
+            if sent is requests:  # written already: their replies are the next ones
+                return self._replies()
+            self.drain(raise_failure=True)  # sent ahead for nothing: their replies are dropped
+        self._unread, data = self._encode(requests)
+        try:
+            self._write(data, self._unread[0])
+        except EngineFailure as failure:
+            raise self._died(failure) from None
+        return self._replies()
+
+    def send_ahead(self, requests: Sequence[Request]) -> None:
+        """Write now the requests that the next `exchange` will be called with (the same
+        object), behind those whose replies are still unread: the engine works on them while
+        the caller reads the replies before them, where it would otherwise wait for the next
+        exchange. Nothing waits: what the pipe cannot take now is written while replies are
+        awaited. An `exchange` with other requests first reads and drops their replies.
+        Ignored when the session is dead, or has requests sent ahead already."""
+        if self._dead is not None or self._ahead is not None or self._hello is not None or not requests:
+            return
+        messages, self._outbox = self._encode(requests)
+        self._ahead = (requests, messages)
+        self._write_some()
+
+    def _encode(self, requests: Sequence[Request]) -> tuple[list[dict], bytes]:
+        """The requests' messages, numbered from the next id, and their lines."""
         messages, lines = [], []
         for request in requests:
             self._next_id += 1
             message, line = request.encode(self._next_id)
             messages.append(message)
             lines.append(line)
-        self._unread = list(messages)
+        return messages, b"".join(lines)
+
+    def _write_some(self) -> None:
+        """Write what the engine's input pipe takes now of the requests sent ahead. A closed
+        pipe is not reported here: the replies awaited show what became of the engine."""
         try:
-            self._write(b"".join(lines), messages[0])
-        except EngineFailure as failure:
-            raise self._died(failure) from None
-        return self._replies()
+            written = os.write(self._in, self._outbox)
+        except BlockingIOError:
+            return
+        except OSError:
+            written = len(self._outbox)
+        self._outbox = self._outbox[written:]
+
+    def _flush_outbox(self, message: dict) -> None:
+        if self._outbox:
+            data, self._outbox = self._outbox, b""
+            self._write(data, message)
 
     def _replies(self) -> Iterator[Reply]:
         while self._unread:
@@ -263,7 +312,7 @@ class SubprocessSession:
             self._stderr.join(1.0)
         failure.stderr = self.stderr_tail()
         self._dead = failure
-        self._unread = []
+        self._unread, self._ahead, self._outbox = [], None, b""
         return failure
 
     def _write(self, data: bytes, message: dict) -> None:
@@ -332,7 +381,10 @@ class SubprocessSession:
             # Wake up now and then: an engine that exited while a child of its own still holds
             # the pipe open never sends end-of-file, and is a crash, not a timeout; and a
             # session in another thread than the main one learns that the run was stopped.
-            if left <= 0 or not self._readable.select(min(left, 0.2)):
+            if self._outbox:  # requests sent ahead: written as the engine reads them
+                self._write_some()
+            waiting = self._both if self._outbox else self._readable
+            if left <= 0 or not any(events & selectors.EVENT_READ for _, events in waiting.select(min(left, 0.2))):
                 if self.proc.poll() is not None:
                     raise EngineCrashed(
                         f"{message['cmd']}: the engine exited with status {self.proc.returncode} before answering"
@@ -364,7 +416,8 @@ class SubprocessSession:
         its token, even in a session of its own."""
         if getattr(self, "proc", None) is None:  # never started, or closed already
             return
-        if self._dead is None and self.proc.poll() is None and not processes.stopping():
+        if self._dead is None and self._ahead is None and self.proc.poll() is None and not processes.stopping():
+            # (Requests sent ahead would have their replies read first: the kill will do.)
             saved, self.timeout = self.timeout, min(self.timeout, 0.5)
             try:
                 self.request(Quit())
