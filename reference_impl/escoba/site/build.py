@@ -87,10 +87,11 @@ def build(options: Options, log: Callable[[str], None] | None = None) -> Summary
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(gather.run_all, jobs)
-        site = _Site(options)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        try:
+        pending, tmp = None, None
+        try:  # a stop signal while the pages are made must stop the runs too
+            pending = pool.submit(gather.run_all, jobs)
+            site = _Site(options)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
             site.render_static(tmp, say)
             reports = pending.result()
             site.render_reports(tmp, reports[: len(options.engines)], reports[len(options.engines) :], say)
@@ -98,9 +99,11 @@ def build(options: Options, log: Callable[[str], None] | None = None) -> Summary
             pages, size = _count(tmp)
             _replace(tmp, out)
         except BaseException:
-            pending.cancel()
+            if pending is not None:
+                pending.cancel()
             gather.stop_all()  # else the pool would wait for a conformance run to finish
-            shutil.rmtree(tmp, ignore_errors=True)
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
             raise
     return Summary(out, pages, size, time.perf_counter() - started, site.sources_missing())
 
