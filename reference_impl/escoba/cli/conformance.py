@@ -6,8 +6,6 @@ import argparse
 import gc
 import shlex
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from escoba.cli.main import UsageError, add_format_argument, worker_count
 from escoba.outputs import check_output_file, write_atomic
@@ -144,12 +142,12 @@ def run(args: argparse.Namespace) -> int:
         spawned = [] if args.list else _spawn(engines, args.timeout, jobs)
         try:
             try:
-                with _loading():
-                    entries, files = select(args.cases_dir, args.case, args.ruleset, folder)
+                entries, files = select(args.cases_dir, args.case, args.ruleset, folder, lazy=not args.list)
             except (SelectionError, TranscriptError) as problem:
                 raise UsageError(str(problem)) from None
             if args.list:
-                return _list(entries, args.format)
+                return _list([entry.load() for entry in entries], args.format)
+            _load_meanwhile(entries)
             started = _handshakes(engines, spawned)
         except BaseException:
             for sessions in spawned:
@@ -206,17 +204,19 @@ def _run(
     return 0 if all(r.ok for r in reports) else 1
 
 
-@contextmanager
-def _loading() -> Iterator[None]:
-    """Loading the cases builds every object the run keeps and almost no garbage: the cyclic
-    garbage collector is paused meanwhile, and what was loaded is then frozen out of its
+def _load_meanwhile(entries: list) -> None:
+    """The cases load in a thread of their own while the engines start and the first cases
+    run (`preload`). Loading builds every object the run keeps and almost no garbage: the
+    cyclic garbage collector is paused meanwhile, and what was loaded is then frozen out of its
     reach (it walked the whole corpus again and again: a sixth of a run, to free nothing)."""
-    gc.disable()
-    try:
-        yield
-    finally:
+    from escoba.conformance.runner import preload
+
+    def loaded() -> None:
         gc.freeze()
         gc.enable()
+
+    gc.disable()
+    preload(entries, loaded)
 
 
 def _spawn(engines: list, timeout: float, jobs: int) -> list[list]:

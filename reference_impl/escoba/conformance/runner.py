@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -51,12 +51,46 @@ MAX_START_FAILURES = 3
 
 @dataclass
 class Entry:
-    """A case file as found: the loaded case, or why it does not load."""
+    """A case file as found: the loaded case, or why it does not load. One collected `lazy` is
+    loaded when first needed (`load`), or beforehand by `preload`."""
 
     id: str
     case: Any = None  # escoba.transcript.Case
     problem: TranscriptError | None = None
     ruleset: str | None = None
+    path: Any = None  # the case file, while it is not loaded (collect's `lazy`)
+    schema: bool = False  # checked against the JSON Schema when loaded
+
+    def load(self) -> Entry:
+        """This entry with its case loaded (or its problem found), if it was not yet."""
+        if self.path is not None:
+            with _LOADING:
+                if self.path is not None:  # (not loaded meanwhile by `preload`)
+                    self.case, self.problem, ruleset = _load(self.path, self.schema)
+                    self.ruleset, self.path = ruleset if self.ruleset is None else self.ruleset, None
+        return self
+
+
+# One case loads at a time: the loader's caches (rulesets, verdicts) are not shared between
+# threads otherwise, and the GIL would run them one at a time anyway.
+_LOADING = threading.Lock()
+
+
+def preload(entries: Sequence[Entry], done: Callable[[], object] = lambda: None) -> threading.Thread:
+    """Load the entries in order in a thread of their own, then call `done`: while a run's first
+    cases go to the engine, the next ones load (a run with one session waits on its engine most
+    of the time). A case the runner reaches first it loads itself."""
+
+    def work() -> None:
+        try:
+            for entry in entries:
+                entry.load()
+        finally:
+            done()
+
+    thread = threading.Thread(target=work, name="escoba-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 @dataclass
@@ -234,7 +268,7 @@ class Runner:
 
     # ------------------------------------------------------------------ one case
     def _outcome(self, entry: Entry, following: Entry | None = None) -> CaseResult:
-        case = entry.case
+        case = entry.load().case
         ahead, self._ahead = self._ahead, None
         if entry.problem is not None or case is None:
             return CaseResult(entry.id, "broken-case", "broken-case", ruleset=entry.ruleset or "", message=str(entry.problem))
@@ -296,7 +330,7 @@ class Runner:
         the next case's, and every case begins with `start`. A case that cannot be sent (broken,
         unsupported) is not."""
         send = getattr(session, "send_ahead", None)  # a session may not have it (in process, nothing to overlap)
-        if send is None or entry.problem is not None or entry.case is None:
+        if send is None or entry.load().problem is not None or entry.case is None:
             return
         try:
             plan = self._prepare(entry.case)
@@ -317,7 +351,8 @@ class Runner:
         if path is None:
             return result
         try:
-            load_case(path, replay=True)
+            with _LOADING:
+                load_case(path, replay=True)
         except TranscriptError as problem:
             return CaseResult(entry.id, "broken-case", "broken-case", title=result.title, kind=result.kind,
                               ruleset=result.ruleset, clause=result.clause, message=str(problem))  # fmt: skip
@@ -515,50 +550,59 @@ class _Turns:
             runner.close()
 
 
-def collect(
-    root: Any = None,
-    patterns: Iterable[str] = (),
-    rulesets: Iterable[str] = (),
-) -> list[Entry]:
+def collect(root: Any = None, patterns: Iterable[str] = (), rulesets: Iterable[str] = (), *, lazy: bool = False) -> list[Entry]:
     """The case files under `root` (default: the bundled suite) whose id matches one of the
     glob `patterns` and whose ruleset is one of `rulesets` (empty: any).
 
-    Each file is loaded on its own, so one broken case is one `broken-case`, not a failed run.
-    The loader's replay check (the moves are legal for the reference engine) is skipped: it
-    costs a game per case, and the reference engine's own run reports the same problem. The
-    bundled cases are not checked against the JSON Schema again either: the tests check every
-    one (tests/test_transcripts.py); cases from elsewhere are checked in full.
+    Each file is loaded on its own, so one broken case is one `broken-case`, not a failed run;
+    with `lazy`, later (`Entry.load`, `preload`). The loader's replay check (the moves are legal
+    for the reference engine) is skipped: it costs a game per case, and the reference engine's
+    own run reports the same problem. The bundled cases are not checked against the JSON Schema
+    again either: the tests check every one (tests/test_transcripts.py); cases from elsewhere
+    are checked in full.
     """
     import fnmatch
-    import json
+    from pathlib import Path
 
-    from escoba.transcript.case import cases_dir, iter_case_files, load_case
+    from escoba.transcript.case import cases_dir, iter_case_files
 
     patterns, wanted = list(patterns), set(rulesets)
     entries = []
-    from pathlib import Path
-
     for path in iter_case_files(cases_dir() if root is None else Path(root)):
         case_id = path.stem
         if patterns and not any(fnmatch.fnmatchcase(case_id, p) for p in patterns):
             continue
-        try:
-            case = load_case(path, replay=False, schema=root is not None)
-        except (TranscriptError, RecursionError, ValueError, LookupError, TypeError) as problem:
-            # Anything but a TranscriptError is a loader bug; the run still goes on without it.
-            if not isinstance(problem, TranscriptError):
-                problem = TranscriptError(f"{path}: the case loader failed ({type(problem).__name__}: {problem}); please report")
-            ruleset = _ruleset_of(path, json)
+        if lazy:
+            ruleset = _ruleset_of(path) if wanted else None  # a case whose file does not say is broken: kept
             if not wanted or ruleset in wanted or ruleset is None:
-                entries.append(Entry(case_id, problem=problem, ruleset=ruleset))
+                entries.append(Entry(case_id, ruleset=ruleset, path=path, schema=root is not None))
             continue
-        if not wanted or case.ruleset in wanted:
+        case, problem, ruleset = _load(path, schema=root is not None)
+        if case is None and (not wanted or ruleset in wanted or ruleset is None):
+            entries.append(Entry(case_id, problem=problem, ruleset=ruleset))
+        elif case is not None and (not wanted or case.ruleset in wanted):
             entries.append(Entry(case_id, case=case, ruleset=case.ruleset))
     return entries
 
 
-def _ruleset_of(path: Any, json: Any) -> str | None:
-    """A broken case's ruleset, when the file says it (to honour --ruleset)."""
+def _load(path: Any, schema: bool) -> tuple[Any, TranscriptError | None, str | None]:
+    """(the case, None, its ruleset), or (None, why it does not load, its ruleset if the file says)."""
+    from escoba.transcript.case import load_case
+
+    try:
+        case = load_case(path, replay=False, schema=schema)
+    except (TranscriptError, RecursionError, ValueError, LookupError, TypeError) as problem:
+        # Anything but a TranscriptError is a loader bug; the run still goes on without it.
+        if not isinstance(problem, TranscriptError):
+            problem = TranscriptError(f"{path}: the case loader failed ({type(problem).__name__}: {problem}); please report")
+        return None, problem, _ruleset_of(path)
+    return case, None, case.ruleset
+
+
+def _ruleset_of(path: Any) -> str | None:
+    """A case's ruleset as its file says it, without loading the case (to honour --ruleset)."""
+    import json
+
     from escoba.inputs import Unreadable, read_file
     from escoba.transcript.case import MAX_FILE_BYTES
 

@@ -31,20 +31,22 @@ def split_rulesets(rulesets: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def select(
-    cases_dir: str | None, patterns: Sequence[str], rulesets: Sequence[str], folder: Callable[[str], str]
+    cases_dir: str | None, patterns: Sequence[str], rulesets: Sequence[str], folder: Callable[[str], str],
+    lazy: bool = False,
 ) -> tuple[list, list[str]]:
-    """The entries to run and the ruleset files among `rulesets`. `folder(file)` gives an empty
+    """The entries to run and the ruleset files among `rulesets`, not loaded yet with `lazy`
+    (`collect`). `folder(file)` gives an empty
     folder to generate that file's cases into. SelectionError when nothing is
     selected; a TranscriptError or RulesetError from a case folder or a ruleset file passes up."""
     from escoba.conformance.runner import collect
     from escoba.transcript.suite import write_suite
 
     ids, files = split_rulesets(rulesets)
-    entries = collect(cases_dir, list(patterns), ids) if ids or not files else []
+    entries = collect(cases_dir, list(patterns), ids, lazy=lazy) if ids or not files else []
     for ruleset in files:
         out = folder(ruleset)
         write_suite(ruleset, out)
-        entries += collect(out, list(patterns))
+        entries += collect(out, list(patterns), lazy=lazy)
     if not entries:
         bits = [f"--case {p}" for p in patterns] + [f"--ruleset {r}" for r in rulesets]
         raise SelectionError("no case matches the selection" + (f" ({' '.join(bits)})" if bits else ""))
