@@ -18,7 +18,7 @@ agree and differ, so an engine that implements one value of a point and not anot
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,11 +73,27 @@ class PointProfile:
         }
 
 
+def ruleset_points(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(key, label, concern) of every rule point of a case's ruleset (`escoba.diff.points`),
+    remembered per document: extracting them compiles the ruleset's measures again, and a run
+    can have them extracted while it waits on its engine (`escoba conformance` does, once its
+    cases are loaded), not after. A case's document is never changed."""
+    hit = _POINTS.get(id(doc))
+    if hit is None or hit[0] is not doc:
+        from escoba.diff.points import extract
+
+        hit = _POINTS[id(doc)] = (doc, [(p.key, p.label, p.concern) for p in extract(doc)])
+    return hit[1]
+
+
+# Each document is kept alive with its points, so that its id is never another's.
+_POINTS: dict[int, tuple[Mapping[str, Any], list[tuple[str, str, str]]]] = {}
+
+
 def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointProfile]:
     """The profile of a run's `CaseResult`s (in the rules matrix's order, common points last).
 
     `declared` is the engine's `escoba.protocol.features.Declared` (None: nothing declared)."""
-    from escoba.diff.points import extract
     from escoba.protocol.features import point_of
 
     profile: dict[str, PointProfile] = {}
@@ -91,8 +107,8 @@ def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointPro
         doc = case.document
         if id(doc) not in docs_seen:
             docs_seen.add(id(doc))
-            for p in extract(doc):
-                profile.setdefault(p.key, PointProfile(p.key, p.label, p.concern))
+            for key, label, concern in ruleset_points(doc):
+                profile.setdefault(key, PointProfile(key, label, concern))
     profile.update(common)
 
     for r in results:
