@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             except (SelectionError, TranscriptError) as problem:
                 raise UsageError(str(problem)) from None
             if args.list:
-                return _list([entry.load() for entry in entries], args.format)
+                return _list(entries, args.format)  # loaded: not `lazy`
             _load_meanwhile(entries)
             started = _handshakes(engines, spawned)
         except BaseException:
@@ -206,9 +206,10 @@ def _run(
 
 def _load_meanwhile(entries: list) -> None:
     """The cases load in a thread of their own while the engines start and the first cases
-    run (`preload`), then their rulesets' points for the report. Loading builds every object the run keeps and almost no garbage: the
-    cyclic garbage collector is paused meanwhile, and what was loaded is then frozen out of its
-    reach (it walked the whole corpus again and again: a sixth of a run, to free nothing)."""
+    run (`preload`), then their rulesets' points for the report. Loading builds every object
+    the run keeps and almost no garbage: the cyclic garbage collector is paused meanwhile, and
+    what was loaded is then frozen out of its reach (it walked the whole corpus again and
+    again: a sixth of a run, to free nothing)."""
     from escoba.conformance.profile import ruleset_points
     from escoba.conformance.runner import preload
 

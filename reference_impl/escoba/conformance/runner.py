@@ -66,8 +66,8 @@ class Entry:
         if self.path is not None:
             with _LOADING:
                 if self.path is not None:  # (not loaded meanwhile by `preload`)
-                    self.case, self.problem, ruleset = _load(self.path, self.schema)
-                    self.ruleset, self.path = ruleset if self.ruleset is None else self.ruleset, None
+                    self.case, self.problem, self.ruleset = _load(self.path, self.schema)
+                    self.path = None
         return self
 
 
