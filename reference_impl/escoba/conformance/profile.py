@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from escoba.conformance.attribute import COMMON
+from escoba.memo import ByIdentity
 
 AGREES, DIFFERS, NOT_EXERCISED = "agrees", "differs", "not exercised"
 
@@ -78,16 +79,16 @@ def ruleset_points(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     remembered per document: extracting them compiles the ruleset's measures again, and a run
     can have them extracted while it waits on its engine (`escoba conformance` does, once its
     cases are loaded), not after. A case's document is never changed."""
-    hit = _POINTS.get(id(doc))
-    if hit is None or hit[0] is not doc:
-        from escoba.diff.points import extract
-
-        hit = _POINTS[id(doc)] = (doc, [(p.key, p.label, p.concern) for p in extract(doc)])
-    return hit[1]
+    return _POINTS.get(doc, _extract_points)
 
 
-# Each document is kept alive with its points, so that its id is never another's.
-_POINTS: dict[int, tuple[Mapping[str, Any], list[tuple[str, str, str]]]] = {}
+def _extract_points(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    from escoba.diff.points import extract
+
+    return [(p.key, p.label, p.concern) for p in extract(doc)]
+
+
+_POINTS: ByIdentity[list[tuple[str, str, str]]] = ByIdentity(256)
 
 
 def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointProfile]:

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
+from escoba.memo import ByIdentity
+
 #: features that are not rule points
 TABLE_FEATURES = ("players", "match", "measures")
 
@@ -148,18 +150,13 @@ class Facts:
         return [(h, h.leftovers) for h in self.hands if h.leftovers and h.leftovers.get("cards")]
 
 
-_COMPILED: dict[int, tuple[Mapping[str, Any], Any]] = {}
+_COMPILED: ByIdentity[Any] = ByIdentity(64)
 
 
 def _compiled(doc: Mapping[str, Any]) -> Any:
-    hit = _COMPILED.get(id(doc))
-    if hit is None or hit[0] is not doc:
-        from escoba.rules.compile import compile_rules
+    from escoba.rules.compile import compile_rules
 
-        if len(_COMPILED) > 64:
-            _COMPILED.clear()
-        hit = _COMPILED[id(doc)] = (doc, compile_rules(doc))
-    return hit[1]
+    return _COMPILED.get(doc, compile_rules)
 
 
 # ---------------------------------------------------------------------------------- values

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from escoba.errors import ProtocolError
 from escoba.inputs import strict_json
+from escoba.memo import ByIdentity
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1 << 20  # 1 MiB: the biggest honest reply (a `state` or a long event list) is ~10 KiB
@@ -93,18 +94,16 @@ class Start(Request):
                 "dealer": self.dealer, "decks": self.decks, "target": self.target}  # fmt: skip
 
 
-_RULESET_JSON: dict[int, tuple[Mapping[str, Any], str]] = {}
+_RULESET_JSON: ByIdentity[str] = ByIdentity(256)
 
 
 def ruleset_json(doc: Mapping[str, Any]) -> str:
-    """`json.dumps(doc)`, remembered per document object (kept alive by the cache itself, so
-    an id is never reused while its entry exists)."""
-    hit = _RULESET_JSON.get(id(doc))
-    if hit is None or hit[0] is not doc:
-        if len(_RULESET_JSON) > 256:
-            _RULESET_JSON.clear()
-        hit = _RULESET_JSON[id(doc)] = (doc, json.dumps(doc, separators=(",", ":")))
-    return hit[1]
+    """`json.dumps(doc)`, remembered per document object."""
+    return _RULESET_JSON.get(doc, _compact_json)
+
+
+def _compact_json(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
