@@ -70,12 +70,13 @@ class CaptureFinder:
 
     def sums(self, table: Sequence[int], limit: int | None = None) -> dict[int, list[Subset]]:
         """All non-empty subsets of the joker-free table, by sum, for sums up to `limit`
-        (default: just below the target; the hand's largest need is enough for one decision).
+        (default: what the lowest card needs to make the target, the largest need of a played
+        card: just below the target, or the target itself with a card worth 0).
 
         Each subset is a tuple of card indices in ascending deck order, and each list is sorted.
         """
         if limit is None:
-            limit = self.target - 1
+            limit = self.target - min(self.low, 1)
         key = (limit, *sorted(table))
         last = self._last
         if key == last[0]:

@@ -12,13 +12,14 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   positions in the table. Tables in random play hold few cards: a few thousand multisets
   answer nearly every turn (some 25,000 in 20,000 hands of optional capture, fr, whose
   tables grow large), and every ruleset with the same capture search shares them.
-  Without jokers and with Escoba's one capture kind the search is `CaptureFinder.sums`'s
-  (subsets grown card by card, as bitmasks of positions, pruned past the largest need) over
-  the values, shared between tables: a table's subsets are those of the table without its
-  last card, remembered, and those extended by that card; a table's answer is first the
-  number of captures of each value, and a value's captures are listed when a card of it
-  takes. With jokers or other capture kinds (`sum: card`, priorities: the Italian games) it
-  is `CaptureFinder.captures` itself for a card of each value, so no kind is written twice.
+  The search is `CaptureFinder.sums`'s (subsets grown card by card, as bitmasks of
+  positions, pruned past the largest need) over the values, shared between tables: a
+  table's subsets by total are those of the table without its last card, remembered, and
+  those extended by that card. A value's captures are then the subsets of its need; with
+  jokers (wild: a range of totals) or other capture kinds (`sum: card`, priorities: the
+  Italian games) they are picked from the same subsets as `CaptureFinder.captures` picks
+  them (`Fused._by_finder`; tests/test_fused_captures.py holds the two together on random
+  tables and variants).
 - **Legal moves counted, not listed.** From those sets the loop counts each held card's
   moves as `Hand.legal_moves` lists them (compulsory capture per card or per hand, or
   optional with the placement first), finds the one the random bot draws, and orders a
@@ -51,11 +52,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import struct
 import weakref
-from bisect import bisect_left, insort
+from bisect import insort
 from collections.abc import Callable, Sequence
-from functools import partial
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
@@ -67,6 +66,8 @@ from escoba.errors import EscobaError
 from escoba.rules.compile import Category, Rules
 
 MEMO_LIMIT = 200_000  # remembered positions per ruleset; past it the memo starts again (bounded memory)
+# By total (or by value key): subsets of a table, each as the bitmask of its positions.
+BySum = tuple[tuple[int, ...], ...]
 
 # What the fused path does with each field. "any": read through the reference functions
 # (legal_moves_for, opening_of, escoba.engine.deal) or not used by a hand at all, so every
@@ -293,55 +294,46 @@ class Fused:
         low = min(played)  # the lowest value key in the lowest bits: dict probes spread on them
         self.unit = [1 << (width * (k - low)) if k >= low else 0 for k in range(top + 1)]  # a card of key k in `sig`
         size = (top + 1) << shift
+        # With every card worth at least 1, no jokers and one sum for every kind, no capture of a
+        # card is a subset of another of the same card, so ordering captures by their masks of
+        # `code_rank` bits (the most significant for the first card of the deck) is ordering them
+        # by the deck order of their cards. Otherwise (a 4 on 1 3 7 takes 1 3 by value and 1 3 7
+        # to 15; a joker on 5 takes 5 and 5 with the joker), each card has two bits, the upper
+        # set in its code_rank, and a capture's key has the lower bit of its last card set too:
+        # 1 3 then comes before 1 3 7, as lists compare (`_play`).
+        one_sum = len({total for total, _ in finder.kinds}) == 1
+        self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1 and one_sum
+        spread = 1 if self.rank_by_mask else 2
         self.code_bit = [0] * size  # code -> the card's bit in a pile mask
-        # code -> the card's bit in a mask whose most significant bit is the first card of the
-        # deck: comparing two captures' masks compares them in the deck order of their cards.
         self.code_rank = [0] * size
         for c in cards:
             self.code_bit[self.code[c]] = 1 << c
-            self.code_rank[self.code[c]] = 1 << (len(cards) - 1 - c)
+            self.code_rank[self.code[c]] = 1 << (spread * (len(cards) - 1 - c) + spread - 1)
         self.bit = tuple(1 << c for c in cards)
         self.jokers = sum(1 << c for c in cards if finder.is_joker[c])
-        # With every card worth at least 1, no jokers and one sum for every kind, no capture of a
-        # card is a subset of another of the same card, so ordering captures by `code_rank`
-        # masks is exact. (With a sum of the card and a sum to the target, a 4 on 1 3 7 takes
-        # 1 3 and 1 3 7: the lists of deck order are then compared themselves.)
-        one_sum = len({total for total, _ in finder.kinds}) == 1
-        self.rank_by_mask = not finder.has_jokers and min(finder.value) >= 1 and one_sum
         self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
         self.keys = top + 1
         # What the capture search looks for, without jokers and with one kind: for each value
         # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
         self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
-        self.limit = finder.target - min(self.representative)
-        # A subset of the table in the search: its total above its positions' bitmask (`_search`).
-        # By value key, the bounds of the subsets a card of that key takes, those totalling its
-        # need (none, 0 to 0, for a key that takes nothing).
-        self.total_shift = total_shift = len(cards)  # above every position
-        self.positions_mask = (1 << total_shift) - 1
-        self.need_from = [0] * self.keys
-        self.need_to = [0] * self.keys
-        # How many subsets total each sum up to `limit`: one integer, a 64-bit field per sum (a
-        # polynomial: a card of value v adds it shifted by v fields, `_search`), read as bytes
-        # into a field per sum and one more, always 0; by value key, the field of its need (the
-        # last for a key that takes nothing).
-        self.count_width = 64
-        self.counts_kept = (1 << (self.limit + 1) * 64) - 1
-        self.count_bytes = (self.limit + 2) * 8
-        self.count_fields = struct.Struct(f"<{self.limit + 2}Q").unpack
+        # With jokers or other capture kinds (`by_finder`), the largest sum any kind asks of the
+        # table's cards other than jokers (`CaptureFinder.limit`).
+        self.by_finder = finder.has_jokers or not finder.simple
+        self.limit = max(finder.limit, 0) if self.by_finder else finder.target - min(self.representative)
+        self.top = top if finder.has_jokers else self.keys  # the jokers' value key (none: past every key)
+        # By value key, the total of the subsets a card of that key takes (`_search`'s subsets
+        # by total, which end with one more, always empty: the total of a key that takes nothing).
         need_field = [self.limit + 1] * self.keys
         for k, need in self.needs:
-            self.need_from[k], self.need_to[k] = need << total_shift, (need + 1) << total_shift
             need_field[k] = need
         self.by_need = itemgetter(*need_field)
+        # The subsets of an empty table: the empty one, of total 0.
+        self.no_subsets: BySum = ((0,),) + ((),) * (self.limit + 1)
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
-        self._subsets = _memo(search)  # table values -> every subset up to `limit` (`_search`)
+        self._subsets = _memo(search)  # table values -> its subsets by total, up to `limit` (`_search`)
         self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
-        self._listed = _memo((*search, "listed"))  # table values and value key -> what a card of it takes
-        self.key_bits = self.keys.bit_length()
-        self.by_finder = finder.has_jokers or not finder.simple  # `CaptureFinder.captures` is asked
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
@@ -361,41 +353,25 @@ class Fused:
         return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
-    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """For a table (codes, sorted) with these values: the number of legal moves of a held
-        card, by value key, and how many captures a card of each value key has (0: none).
-        What it takes is listed when a card of that key takes (`_captures_of`).
+    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...], BySum]:
+        """For a table (codes, sorted) with these values: by value key, the number of legal
+        moves of a held card, how many captures a card of that key has (0: none), and those
+        captures, each as positions in the table from the highest down, in the order of their
+        masks of positions.
 
         Which sets of cards make the target depends only on their values (and joker marks), so
-        the answer holds for every table with the same values. Without jokers the captures are
-        counted among the table's subsets by total (`_search`), and listed only when a card of
-        that key takes: a table's values are met again and again, but only a few of its value
-        keys ever capture on it (20,000 hands of fr meet 25,700 tables' values, and list the
-        captures of 65,000 of their 257,000 pairs of table and value key). With jokers or
-        capture kinds other than Escoba's, `CaptureFinder.captures` itself is run for a card
-        of each value key, and every key's captures listed at once.
+        the answer holds for every table with the same values. Without jokers a key's captures
+        are the table's subsets that total its need (`_search`); with jokers or capture kinds
+        other than Escoba's, `CaptureFinder.captures` itself is run for a card of each value
+        key.
 
-        Both are tuples of integers: the garbage collector soon stops tracking them, so the
-        memo's many thousands of entries are not walked by every full collection."""
+        Tuples of integers and of tuples of them: the garbage collector soon stops tracking
+        them, so the memo's many thousands of entries are not walked by every full collection."""
         if self.by_finder:
-            counts = [0] * self.keys
-            listed = self._listed
-            if len(listed) >= MEMO_LIMIT:
-                listed.clear()
-            mask, finder = self.card_mask, self.rules.finder
-            cards = [code & mask for code in table]
-            at = {c: i for i, c in enumerate(cards)}.__getitem__
-            for k, card in self.representative.items():
-                found = finder.captures(card, cards)
-                if found:
-                    listed[sig << self.key_bits | k] = tuple(tuple(sorted(map(at, s), reverse=True)) for s in found)
-                    counts[k] = len(found)
-            ncaptures = tuple(counts)
+            captures = self._by_finder(sig, table)
         else:
-            # How many subsets total each key's need: a field of the count by total (`keys` is at
-            # least 2, so `by_need` gives a tuple).
-            by_total = self._subsets_of(sig, table)[0]
-            ncaptures = self.by_need(self.count_fields(by_total.to_bytes(self.count_bytes, "little")))
+            captures = self.by_need(self._subsets_of(sig, table))  # `keys` is at least 2: a tuple
+        ncaptures = tuple(map(len, captures))
         # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
         # move per capture (and its placement first when capture is optional); a card that
         # cannot has its placement, except under hand-level compulsion, where it has none
@@ -407,33 +383,68 @@ class Fused:
             moves_of = tuple([n or 1 for n in ncaptures])
         else:
             moves_of = ncaptures
-        entry = (moves_of, ncaptures)
+        entry = (moves_of, ncaptures, captures)
         if len(self._captures) >= MEMO_LIMIT:
             self._captures.clear()
         self._captures[sig] = entry
         return entry
 
-    def _captures_of(self, sig: int, table: list[int], key: int) -> tuple[tuple[int, ...], ...]:
-        """What a card of value key `key` takes, given it takes something, from a table (codes,
-        sorted) with these values (`sig`): each capture as positions in the table, from the
-        highest down; remembered by `sig << key_bits | key`."""
-        found = self._listed.get(sig << self.key_bits | key)
-        if found is None:
-            if self.by_finder:
-                self._captures_on(sig, table)  # lists every key's
-                return self._listed[sig << self.key_bits | key]
-            subsets = self._subsets_of(sig, table)[1]
-            found = tuple(map(
-                _POSITIONS.__getitem__,
-                map(self.positions_mask.__and__, subsets[bisect_left(subsets, self.need_from[key]) : bisect_left(subsets, self.need_to[key])]),
-            ))  # fmt: skip
-            if len(self._listed) >= MEMO_LIMIT:
-                self._listed.clear()
-            self._listed[sig << self.key_bits | key] = found
-        return found
+    def _by_finder(self, sig: int, table: list[int]) -> BySum:
+        """`CaptureFinder.captures` of a card of each value key on a table (codes, sorted; values
+        `sig`), as masks of positions, from the subsets of its cards other than jokers by total
+        (`_search`): the same captures, in another order (the loop orders a card's captures by
+        the deck order of the cards taken, whatever the order they come in).
 
-    def _subsets_of(self, sig: int, table: list[int]) -> tuple[int, tuple[int, ...]]:
-        """Every subset of the cards of a table (codes, sorted; values `sig`) that totals at most
+        Jokers are wild (`CaptureFinder._captures_with_jokers`): with j of them among the card
+        played and the cards taken, the other cards taken total between target − value − j ×
+        highest and target − value − j × lowest, and the jokers alone may be taken when that
+        range reaches 0. Other capture kinds: `CaptureFinder.by_kinds`, a sum and a priority
+        each, their captures merged."""
+        finder, shift, unit, top = self.rules.finder, self.shift, self.unit, self.top
+        target, low, high, limit = finder.target, finder.low, finder.high, self.limit
+        length = len(table)
+        wild = []  # the positions of the table's jokers: they sort last
+        while length and table[length - 1] >> shift == top:
+            length -= 1
+            wild.append(1 << length)
+            sig -= unit[top]
+        by_total = self._subsets_of(sig, table[:length])
+        listed: list[tuple[int, ...]] = [()] * self.keys
+        if finder.simple:  # Escoba's one kind, with jokers (`CaptureFinder.target_captures`)
+            choices = [(0, 0)]  # (jokers taken, mask of their positions)
+            for bit in wild:
+                choices += [(j + 1, m | bit) for j, m in choices]
+            for k in self.representative:
+                played_joker = k == top
+                v = 0 if played_joker else k
+                found: list[int] = []
+                for j, jokers in choices:
+                    j += played_joker
+                    lo, hi = (target - v, target - v) if j == 0 else (target - v - j * high, target - v - j * low)
+                    if hi < 0 or (hi == 0 and j == 0 and not wild):  # (nothing to reach, as the finder
+                        continue  # says when neither the card nor the table has a joker)
+                    for total in range(max(lo, 0), min(hi, limit) + 1):
+                        subsets = by_total[total]
+                        if total == 0 and not jokers:
+                            subsets = subsets[1:]  # the empty subset, first: nothing taken
+                        found += map(jokers.__or__, subsets)
+                listed[k] = tuple(found)
+        else:
+            for k, card in self.representative.items():  # (the language has no jokers here)
+                v = finder.value[card]
+                kept: tuple[int, ...] | set[int] = ()
+                for sum_to, priority in finder.kinds:
+                    need = target - v if sum_to == "target" else v
+                    subsets = by_total[need] if 0 < need <= limit else ()
+                    if subsets and priority != "none":
+                        fewest = 1 if priority == "single_card" else min(m.bit_count() for m in subsets)
+                        subsets = tuple(m for m in subsets if m.bit_count() == fewest) or subsets
+                    kept = subsets if not kept else set(kept).union(subsets)
+                listed[k] = tuple(kept)
+        return tuple(listed)
+
+    def _subsets_of(self, sig: int, table: list[int]) -> BySum:
+        """The subsets of the cards of a table (codes, sorted; values `sig`) by total, up to
         `limit` (no card takes more): `_search` of the cards that fit, those past `limit` left
         out (the last: the table is sorted by value)."""
         shift, limit, unit = self.shift, self.limit, self.unit
@@ -443,10 +454,10 @@ class Fused:
             sig -= unit[table[length] >> shift]
         return self._search(sig, table, length)
 
-    def _search(self, sig: int, table: list[int], length: int) -> tuple[int, tuple[int, ...]]:
-        """Every subset of `table[:length]` (values `sig`, all at most `limit`), as its total
-        above the bitmask of its positions (`total_shift`), in ascending order: by total; and
-        how many subsets total each sum (a field per sum, `count_width`).
+    def _search(self, sig: int, table: list[int], length: int) -> BySum:
+        """Every subset of `table[:length]` (values `sig`, all at most `limit`) by total: for
+        each total from 0 to `limit`, and one more always empty, the subsets of that total as
+        their positions from the highest down, in ascending order of their masks of positions.
 
         This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
         shared between tables: the table is sorted by value, so its cards but the last are the
@@ -455,22 +466,24 @@ class Fused:
         share: the table it grew from, most often), and those extended by that card. A new
         table's values then cost the search of one card instead of all of them: tables of
         optional capture (fr) grow to 7 to 15 cards, and a search over all of them was most of
-        a cold simulation's time. Kept sorted, the subsets the card can extend are a prefix,
-        cut by one bisection, and the extended ones are merged back by `list.sort`."""
+        a cold simulation's time. The extended subsets hold the highest position, so they
+        follow the others of their total in the order of masks: no sorting is needed."""
         if not length:
-            return 1, (0,)  # the empty subset, of sum 0
+            return self.no_subsets
         found = self._subsets.get(sig)
         if found is not None:
             return found
         last = length - 1
         value = table[last] >> self.shift
-        counts, fewer = self._search(sig - self.unit[value], table, last)
+        fewer = self._search(sig - self.unit[value], table, last)
+        grow = (1 << last).__or__
         subsets = list(fewer)
-        total_shift = self.total_shift
-        cut = (self.limit - value + 1) << total_shift  # the subsets this card can extend total less
-        subsets += map(((value << total_shift) | 1 << last).__add__, subsets[: bisect_left(subsets, cut)])
-        subsets.sort()
-        found = (counts + (counts << value * self.count_width & self.counts_kept), tuple(subsets))
+        total = value
+        for extended in fewer[: self.limit + 1 - value]:  # the totals this card can extend
+            if extended:
+                subsets[total] += tuple(map(grow, extended))
+            total += 1
+        found = tuple(subsets)
         if len(self._subsets) >= MEMO_LIMIT:
             self._subsets.clear()
         self._subsets[sig] = found
@@ -579,7 +592,7 @@ class Fused:
         shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
-        memo, listed, key_bits = self._captures, self._listed, self.key_bits
+        memo, spots = self._captures, _POSITIONS.__getitem__
         side_of, rounds = t.side_of, t.rounds
         in_deck_order = card_mask.__and__
         stock_end = len(stock)
@@ -596,12 +609,12 @@ class Fused:
                     return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
-                    moves_of, ncaptures = memo[sig]
+                    moves_of, ncaptures, captures_of = memo[sig]
                 except KeyError:
-                    moves_of, ncaptures = self._captures_on(sig, table)
+                    moves_of, ncaptures, captures_of = self._captures_on(sig, table)
                 if greedy is not None:
                     # r: which capture of the card, -1 placing it
-                    i, r = greedy.choose(h, ncaptures, partial(self._captures_of, sig, table), table)
+                    i, r = greedy.choose(h, ncaptures, captures_of.__getitem__, table)
                     held = h.pop(i)
                 else:
                     # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
@@ -663,25 +676,24 @@ class Fused:
                     insort(table, held)
                     sig += unit[key]
                     continue
-                try:
-                    captures = listed[sig << key_bits | key]
-                except KeyError:  # not listed yet
-                    captures = self._captures_of(sig, table, key)
+                captures = captures_of[key]  # masks of positions
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
                     at = table.__getitem__
                     if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
                         if len(captures) == 2:
-                            if sum(map(rank_of, map(at, captures[0]))) < sum(map(rank_of, map(at, captures[1]))):
+                            if sum(map(rank_of, map(at, spots(captures[0])))) < sum(map(rank_of, map(at, spots(captures[1])))):
                                 r = 1 - r
                         else:
                             rank = list(map(rank_of, table)).__getitem__
-                            keys = list(map(sum, map(map, repeat(rank), captures)))
+                            keys = list(map(sum, map(map, repeat(rank), map(spots, captures))))
                             r = keys.index(sorted(keys, reverse=True)[r])  # masks of distinct sets differ
-                    else:
-                        r = sorted(range(len(captures)), key=lambda j: sorted(at(p) & card_mask for p in captures[j]))[r]
-                take = captures[r]
+                    else:  # the bit below each key's last card set (`Fused.rank_by_mask`)
+                        rank = list(map(rank_of, table)).__getitem__
+                        keys = [m | (m & -m) >> 1 for m in map(sum, map(map, repeat(rank), map(spots, captures)))]
+                        r = keys.index(sorted(keys, reverse=True)[r])
+                take = spots(captures[r])
                 side = side_of[seat]
                 mask = code_bit[held]
                 for p in take:
@@ -828,7 +840,7 @@ class Greedy:
         """(position of the card in `held`, index of the capture in its captures or -1 to place
         it), with `held` as the fused loop's codes in deck order, `table` as its sorted codes,
         `counts` the number of captures by value key and `captures_of(key)` those captures (as
-        `Fused._captures_on` and `Fused._captures_of` give them)."""
+        `Fused._captures_on` gives them)."""
         worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
         anyone = compulsory == "hand" and any(counts[x >> shift] for x in held)
         best, best_gain = (0, -1), -float("inf")
@@ -842,7 +854,7 @@ class Greedy:
                 continue
             captures = captures_of(key)
             # The legal moves list a card's captures in the deck order of the cards taken.
-            takes = [sorted(table[p] & mask for p in positions) for positions in captures]
+            takes = [sorted(table[p] & mask for p in positions) for positions in map(_POSITIONS.__getitem__, captures)]
             for j in sorted(range(len(takes)), key=takes.__getitem__):
                 take = takes[j]
                 gain = worth[card] + sum(worth[c] for c in take)
