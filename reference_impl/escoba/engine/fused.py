@@ -55,6 +55,7 @@ import random
 import weakref
 from bisect import insort
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
@@ -593,6 +594,7 @@ class Fused:
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
         memo, spots = self._captures, _POSITIONS.__getitem__
+        new_capture = partial(tuple.__new__, Capture)  # Capture(*fields), without its Python __new__
         side_of, rounds = t.side_of, t.rounds
         in_deck_order = card_mask.__and__
         stock_end = len(stock)
@@ -715,10 +717,10 @@ class Fused:
                         del table[p]
                 if history is not None:  # what Hand._remember records
                     card = held & card_mask
-                    history[side].append(Capture(
+                    history[side].append(new_capture((
                         card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
                         not left and pos >= stock_end, bool(swept),
-                    ))  # fmt: skip
+                    )))  # fmt: skip
             if pos == stock_end:
                 break
             packets, turns = rounds[stock_end - pos]
