@@ -12,7 +12,11 @@ Goals (issue 12), each measured here, never in a timed test:
 3. 3 and 4 players no more than 25% below 2 players, ruleset by ruleset (2 and 3: hands per
    CPU-second of `simulate(R, hands=N)` at the headline's number of hands, as a user meets
    them: the fused path's memos are cleared before each row, so each row pays its own warm-up,
-   and a row of a few hundred or a thousand hands would measure mostly that warm-up);
+   and a row of a few hundred or a thousand hands would measure mostly that warm-up). Each
+   share is the median over the rounds of a ratio of two runs made one after the other: a
+   ruleset's 2-player row and a run of sv made just before it, its 3- and 4-player rows and
+   its 2-player row. On a shared machine whose speed drifts by a third from one minute to the
+   next, a ratio of two medians taken minutes apart measures the drift as much as the rules;
 4. the equivalence tests (`tests/test_fused.py` at the issue's 2,000 hands of every bundled
    ruleset at every player count, run under HYPOTHESIS_PROFILE=deep, and
    `tests/test_search_fused.py`) pass, and which rulesets fall back;
@@ -92,6 +96,7 @@ def main() -> int:
     played_out: list[float] = []
     searched: dict[bool, list[float]] = {True: [], False: []}
     inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}
+    beside: dict[str, list[float]] = {rid: [] for rid, _ in rows}  # sv, run just before each ruleset's rows
     small: list[float] = []  # sv at 1,000 hands, memos cleared: the warm-up's share of a short run
     positions = search_positions(loaded["sv"], SEARCH_POSITIONS)
     for fast in (True, False):  # warm-up, not counted: the worths of the cards, the capture memos
@@ -105,6 +110,8 @@ def main() -> int:
         if k < args.table_repeat:
             say(f"round {k + 1}: {len(rows)} rulesets × players in process, {args.rows:,} hands each")
             for rid, n in rows:
+                if n == loaded[rid].player_counts[0]:
+                    beside[rid].append(simulate_in_process(loaded["sv"], 2, args.rows, seed=1))
                 inproc[(rid, n)].append(simulate_in_process(loaded[rid], n, args.rows, seed=1))
         say(f"round {k + 1}: sv at 1,000 hands; playouts; search")
         small.append(simulate_in_process(loaded["sv"], 2, 1000, seed=1))
@@ -112,6 +119,10 @@ def main() -> int:
         for fast in (True, False):
             searched[fast].append(search_moves_per_second(positions, fast))
     med = {row: statistics.median(v) for row, v in inproc.items()}
+    # The shares, round by round, of runs made one after the other (the module docstring, 2 and 3).
+    of_sv = {rid: statistics.median(map(float.__truediv__, inproc[(rid, 2)], beside[rid])) for rid, n in rows if n == 2}
+    of_two = {(rid, n): statistics.median(map(float.__truediv__, inproc[(rid, n)], inproc[(rid, 2)]))
+              for rid, n in rows if n != 2 and (rid, 2) in inproc}  # fmt: skip
     plain_m, whole_m = statistics.median(plain), statistics.median(whole)
     sv2 = med[("sv", 2)]
     small_m = statistics.median(small)
@@ -177,9 +188,9 @@ def main() -> int:
 
     # The report (Markdown: the README's performance section).
     ratio = whole_m / plain_m
-    worst_ruleset = min((rid for rid, n in rows if n == 2), key=lambda rid: med[(rid, 2)])
-    worst_share = med[(worst_ruleset, 2)] / sv2
-    by_count = [(rid, n, med[(rid, n)] / med[(rid, 2)]) for rid, n in rows if n != 2 and (rid, 2) in med]
+    worst_ruleset = min(of_sv, key=of_sv.__getitem__)
+    worst_share = of_sv[worst_ruleset]
+    by_count = [(rid, n, share) for (rid, n), share in of_two.items()]
     worst_count = min(by_count, key=lambda x: x[2])
     out = [
         "## Performance",
@@ -220,14 +231,17 @@ def main() -> int:
         f"row pays for filling them; {args.table_repeat} round{'s' if args.table_repeat != 1 else ''}, "
         f"{'medians' if args.table_repeat > 1 else 'single runs'}). A short run is slower per hand: the capture memo "
         f"starts empty and fills over the first thousands of hands (sv at 1,000 hands: {small_m:,.0f} hands per "
-        f"CPU-second, {small_m / sv2:.2f}× its rate at {args.rows:,}).",
+        f"CPU-second, {small_m / sv2:.2f}× its rate at {args.rows:,}). The shares of sv (the last column, and the goal "
+        f"above) are medians of each round's ratio to a run of sv made just before the ruleset's rows, and the 3- and "
+        f"4-player goal compares each row with the 2-player row run just before it, round by round: this machine's "
+        f"speed drifts from one minute to the next, and a ratio of runs made minutes apart measures that drift too.",
         "",
         "| ruleset | 2 players | 3 players | 4 players | 2p vs sv |",
         "|---|---:|---:|---:|---:|",
     ]
     for rid in dict.fromkeys(rid for rid, _ in rows):
         cells = [f"{med[(rid, n)]:,.0f}" if (rid, n) in med else "—" for n in (2, 3, 4)]
-        share = f"{med[(rid, 2)] / sv2:.2f}×" if (rid, 2) in med else "—"
+        share = f"{of_sv[rid]:.2f}×" if rid in of_sv else "—"
         out.append(f"| {rid}{' (Hand)' if rid in fallbacks else ''} | {' | '.join(cells)} | {share} |")
     out += [
         "",
