@@ -110,7 +110,7 @@ def main() -> int:
         if k < args.table_repeat:
             say(f"round {k + 1}: {len(rows)} rulesets × players in process, {args.rows:,} hands each")
             for rid, n in rows:
-                if n == loaded[rid].player_counts[0]:
+                if n == 2:
                     beside[rid].append(simulate_in_process(loaded["sv"], 2, args.rows, seed=1))
                 inproc[(rid, n)].append(simulate_in_process(loaded[rid], n, args.rows, seed=1))
         say(f"round {k + 1}: sv at 1,000 hands; playouts; search")

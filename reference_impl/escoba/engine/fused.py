@@ -357,14 +357,13 @@ class Fused:
     def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...], BySum]:
         """For a table (codes, sorted) with these values: by value key, the number of legal
         moves of a held card, how many captures a card of that key has (0: none), and those
-        captures, each as positions in the table from the highest down, in the order of their
-        masks of positions.
+        captures, each as the bitmask of its positions in the table (`_POSITIONS` lists them).
 
         Which sets of cards make the target depends only on their values (and joker marks), so
         the answer holds for every table with the same values. Without jokers a key's captures
         are the table's subsets that total its need (`_search`); with jokers or capture kinds
-        other than Escoba's, `CaptureFinder.captures` itself is run for a card of each value
-        key.
+        other than Escoba's, they are picked from the same subsets as `CaptureFinder.captures`
+        picks them (`_by_finder`).
 
         Tuples of integers and of tuples of them: the garbage collector soon stops tracking
         them, so the memo's many thousands of entries are not walked by every full collection."""
@@ -457,8 +456,8 @@ class Fused:
 
     def _search(self, sig: int, table: list[int], length: int) -> BySum:
         """Every subset of `table[:length]` (values `sig`, all at most `limit`) by total: for
-        each total from 0 to `limit`, and one more always empty, the subsets of that total as
-        their positions from the highest down, in ascending order of their masks of positions.
+        each total from 0 to `limit`, and one more always empty, the bitmasks of the positions
+        of the subsets of that total, in ascending order.
 
         This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
         shared between tables: the table is sorted by value, so its cards but the last are the
