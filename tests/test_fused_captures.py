@@ -65,12 +65,14 @@ def test_every_value_takes_what_the_finder_finds(kernel: Fused, data: st.DataObj
         table = data.draw(st.lists(st.sampled_from(deck), unique=True, max_size=12), label="table")
         codes = sorted(kernel.code[c] for c in table)
         cards = [code & kernel.card_mask for code in codes]
-        moves_of, ncaptures, captures = kernel._captures_on(kernel._sig(codes), codes)
+        entry = kernel._captures_on(kernel._sig(codes), codes)
+        assert len(entry) == 2 * kernel.keys  # moves by value key, then captures by value key
+        moves_of, captures = entry[: kernel.keys], entry[kernel.keys :]
         for key, card in kernel.representative.items():
             expected = finder.captures(card, cards)
             got = [_cards(kernel, codes, mask) for mask in captures[key]]
             assert sorted(got) == sorted(expected), (card, cards, finder.target, finder.value[card], [finder.value[c] for c in cards], finder.is_joker[card], finder.kinds)
-            assert ncaptures[key] == len(expected)
+            assert len(captures[key]) == len(expected)
             compulsory = kernel.rules.compulsory
             assert moves_of[key] == len(expected) + (compulsory == "optional" or (compulsory == "card" and not expected))
 

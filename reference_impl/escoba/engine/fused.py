@@ -354,10 +354,10 @@ class Fused:
         return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
 
     # -------------------------------------------------------------- memoised reference answers
-    def _captures_on(self, sig: int, table: list[int]) -> tuple[tuple[int, ...], tuple[int, ...], BySum]:
-        """For a table (codes, sorted) with these values: by value key, the number of legal
-        moves of a held card, how many captures a card of that key has (0: none), and those
-        captures, each as the bitmask of its positions in the table (`_POSITIONS` lists them).
+    def _captures_on(self, sig: int, table: list[int]) -> tuple:
+        """For a table (codes, sorted) with these values, one flat tuple: by value key, the
+        number of legal moves of a held card, then (at `keys + key`) the captures of a card of
+        that key, each as the bitmask of its positions in the table (`_POSITIONS` lists them).
 
         Which sets of cards make the target depends only on their values (and joker marks), so
         the answer holds for every table with the same values. Without jokers a key's captures
@@ -365,8 +365,10 @@ class Fused:
         other than Escoba's, they are picked from the same subsets as `CaptureFinder.captures`
         picks them (`_by_finder`).
 
-        Tuples of integers and of tuples of them: the garbage collector soon stops tracking
-        them, so the memo's many thousands of entries are not walked by every full collection."""
+        One tuple rather than a tuple of tuples: every play reads its table's entry, and tables
+        of optional capture (fr) are many (tens of thousands of entries); each object read is
+        one more cache miss. Tuples of integers and of tuples of them: the garbage collector
+        soon stops tracking them, so the entries are not walked by every full collection."""
         if self.by_finder:
             captures = self._by_finder(sig, table)
         else:
@@ -383,7 +385,7 @@ class Fused:
             moves_of = tuple([n or 1 for n in ncaptures])
         else:
             moves_of = ncaptures
-        entry = (moves_of, ncaptures, captures)
+        entry = moves_of + captures
         if len(self._captures) >= MEMO_LIMIT:
             self._captures.clear()
         self._captures[sig] = entry
@@ -593,6 +595,7 @@ class Fused:
         code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
         rank_by_mask = self.rank_by_mask
         memo, spots = self._captures, _POSITIONS.__getitem__
+        captured = self.keys  # where an entry of `memo` lists captures
         new_capture = partial(tuple.__new__, Capture)  # Capture(*fields), without its Python __new__
         side_of, rounds = t.side_of, t.rounds
         in_deck_order = card_mask.__and__
@@ -610,31 +613,31 @@ class Fused:
                     return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
-                    moves_of, ncaptures, captures_of = memo[sig]
+                    entry = memo[sig]  # moves by value key, then captures (`_captures_on`)
                 except KeyError:
-                    moves_of, ncaptures, captures_of = self._captures_on(sig, table)
+                    entry = self._captures_on(sig, table)
                 if greedy is not None:
                     # r: which capture of the card, -1 placing it
-                    i, r = greedy.choose(h, ncaptures, captures_of.__getitem__, table)
+                    i, r = greedy.choose(h, partial(_captures_at, entry, captured), table)
                     held = h.pop(i)
                 else:
-                    # How many legal moves: the held cards' moves_of summed (unrolled for small hands).
+                    # How many legal moves: the held cards' moves summed (unrolled for small hands).
                     if holds == 3:
-                        first = moves_of[h[0] >> shift]
-                        second = first + moves_of[h[1] >> shift]
-                        n = second + moves_of[h[2] >> shift]
+                        first = entry[h[0] >> shift]
+                        second = first + entry[h[1] >> shift]
+                        n = second + entry[h[2] >> shift]
                         if not n:
                             first, second, n = 1, 2, 3
                     elif holds == 2:
-                        first = moves_of[h[0] >> shift]
-                        n = first + moves_of[h[1] >> shift]
+                        first = entry[h[0] >> shift]
+                        n = first + entry[h[1] >> shift]
                         if not n:
                             first, n = 1, 2
                     elif holds == 1:
-                        first = moves_of[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
+                        first = entry[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
                         n = first
                     else:
-                        counts = [moves_of[x >> shift] for x in h]
+                        counts = [entry[x >> shift] for x in h]
                         n = sum(counts)
                         if not n:
                             counts, n = [1] * holds, holds
@@ -671,13 +674,13 @@ class Fused:
                     if optional:
                         r -= 1  # the placement comes first
                 key = held >> shift
-                if r < 0 or not ncaptures[key]:  # the card is placed
+                captures = entry[captured + key]  # masks of positions
+                if r < 0 or not captures:  # the card is placed
                     if trace is not None:
                         trace.append((seat, held & card_mask, ()))
                     insort(table, held)
                     sig += unit[key]
                     continue
-                captures = captures_of[key]  # masks of positions
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
@@ -820,6 +823,11 @@ class Fused:
         )  # fmt: skip
 
 
+def _captures_at(entry: tuple, captured: int, key: int) -> tuple[int, ...]:
+    """The captures of a card of value key `key` in a `Fused._captures_on` entry."""
+    return entry[captured + key]
+
+
 class Greedy:
     """A move chooser for the fused loop that picks what `escoba.engine.search`'s light greedy
     playout policy picks from `Hand.legal_moves()`: the move of largest gain, the first in
@@ -835,25 +843,24 @@ class Greedy:
         self.compulsory = kernel.rules.compulsory
 
     def choose(
-        self, held: list[int], counts: Sequence[int], captures_of: Callable[[int], Sequence[tuple[int, ...]]],
-        table: list[int],
+        self, held: list[int], captures_of: Callable[[int], Sequence[int]], table: list[int],
     ) -> tuple[int, int]:  # fmt: skip
         """(position of the card in `held`, index of the capture in its captures or -1 to place
         it), with `held` as the fused loop's codes in deck order, `table` as its sorted codes,
-        `counts` the number of captures by value key and `captures_of(key)` those captures (as
-        `Fused._captures_on` gives them)."""
+        and `captures_of(key)` the captures of a card of that value key (as `Fused._captures_on`
+        gives them)."""
         worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
-        anyone = compulsory == "hand" and any(counts[x >> shift] for x in held)
+        anyone = compulsory == "hand" and any(captures_of(x >> shift) for x in held)
         best, best_gain = (0, -1), -float("inf")
         for i, x in enumerate(held):
             card, key = x & mask, x >> shift
-            if compulsory == "optional" or (not counts[key] and not anyone):
+            captures = captures_of(key)
+            if compulsory == "optional" or (not captures and not anyone):
                 gain = -worth[card] - 1000.0
                 if gain > best_gain:
                     best, best_gain = (i, -1), gain
-            if not counts[key]:
+            if not captures:
                 continue
-            captures = captures_of(key)
             # The legal moves list a card's captures in the deck order of the cards taken.
             takes = [sorted(table[p] & mask for p in positions) for positions in map(_POSITIONS.__getitem__, captures)]
             for j in sorted(range(len(takes)), key=takes.__getitem__):
