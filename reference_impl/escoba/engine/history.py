@@ -13,6 +13,7 @@ in the compiled measures (rules/expr.py); `to_json`/`from_json` give the wire fo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 
@@ -49,4 +50,9 @@ class SideHistory(NamedTuple):
 
 def side_histories(captures: Sequence[Sequence[Capture]], last_side: int | None) -> list[SideHistory]:
     """Per side, from the captures each side made and the side of the last capturer."""
-    return [SideHistory(tuple(mine), side == last_side) for side, mine in enumerate(captures)]
+    return [_side_history((tuple(mine), side == last_side)) for side, mine in enumerate(captures)]
+
+
+# SideHistory(*fields) without the named tuple's Python __new__: every simulated hand of a
+# ruleset with history measures builds one per side.
+_side_history = partial(tuple.__new__, SideHistory)

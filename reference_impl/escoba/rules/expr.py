@@ -741,6 +741,7 @@ class _Set:
 
     source: str | MaskFn
     mask: int
+    whole: bool = False  # `mask` holds every card: a closure's cards need no intersecting
 
     def call(self) -> MaskFn:
         """The set as a closure giving its bitmask."""
@@ -750,6 +751,8 @@ class _Set:
         if source == "cards":
             return lambda m, e, h: m & mask
         assert callable(source)
+        if self.whole:
+            return source
         return lambda m, e, h: source(m, e, h) & mask
 
 
@@ -794,6 +797,9 @@ def _taken_mask(captures: Sequence[Any]) -> int:
     return m
 
 
+_ESCOBA = operator.attrgetter("escoba")  # `sweeps` filtered in C: every simulated hand reads them
+
+
 class _Compiler:
     """Resolved AST -> closures. Anything not depending on the side is computed here, once."""
 
@@ -819,7 +825,7 @@ class _Compiler:
         if node.func in ("played", "taken"):
             events = self.events(node.args[0])
             of = _played_mask if node.func == "played" else _taken_mask
-            return _Set(lambda m, e, h: of(events(m, e, h)), self.full)
+            return _Set(lambda m, e, h: of(events(m, e, h)), self.full, whole=True)
         assert node.func in ("suit", "rank"), node
         inner, ref = self.set_of(node.args[0]), node.args[1]
         assert isinstance(ref, Ref)
@@ -838,7 +844,7 @@ class _Compiler:
             if node.id == "captures":
                 return lambda m, e, h: h.captures
             assert node.id == "sweeps", node
-            return lambda m, e, h: [c for c in h.captures if c.escoba]
+            return lambda m, e, h: list(filter(_ESCOBA, h.captures))
         assert isinstance(node, Call), node
         inner = self.events(node.args[0])
         if node.func == "first_play":
