@@ -684,18 +684,23 @@ class Fused:
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
+                    # Each capture's key is its code_rank mask (C calls only), and without
+                    # `rank_by_mask` that mask with the bit below its last card's set too; the
+                    # r-th capture is the one of the r-th largest key (keys of distinct sets differ).
                     at = table.__getitem__
-                    if rank_by_mask:  # each capture's code_rank mask (C calls only); the r-th largest
-                        if len(captures) == 2:
-                            if sum(map(rank_of, map(at, spots(captures[0])))) < sum(map(rank_of, map(at, spots(captures[1])))):
-                                r = 1 - r
-                        else:
-                            rank = list(map(rank_of, table)).__getitem__
-                            keys = list(map(sum, map(map, repeat(rank), map(spots, captures))))
-                            r = keys.index(sorted(keys, reverse=True)[r])  # masks of distinct sets differ
-                    else:  # the bit below each key's last card set (`Fused.rank_by_mask`)
+                    if len(captures) == 2:
+                        a = sum(map(rank_of, map(at, spots(captures[0]))))
+                        b = sum(map(rank_of, map(at, spots(captures[1]))))
+                        if not rank_by_mask:
+                            a |= (a & -a) >> 1
+                            b |= (b & -b) >> 1
+                        if a < b:
+                            r = 1 - r
+                    else:
                         rank = list(map(rank_of, table)).__getitem__
-                        keys = [m | (m & -m) >> 1 for m in map(sum, map(map, repeat(rank), map(spots, captures)))]
+                        keys = list(map(sum, map(map, repeat(rank), map(spots, captures))))
+                        if not rank_by_mask:
+                            keys = [m | (m & -m) >> 1 for m in keys]
                         r = keys.index(sorted(keys, reverse=True)[r])
                 take = spots(captures[r])
                 side = side_of[seat]
