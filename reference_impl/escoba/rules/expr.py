@@ -1004,8 +1004,16 @@ class _Compiler:
                     return v
             return None
 
-        def total_of(bits: int) -> object:
-            return sum(v * (bits & g).bit_count() for v, g in groups)
+        if len(groups) == 1:  # one value (`total(..., figures)`): no generator to run
+            ((worth, cards),) = groups
+
+            def total_of(bits: int) -> object:
+                return worth * (bits & cards).bit_count()
+
+        else:
+
+            def total_of(bits: int) -> object:
+                return sum(v * (bits & g).bit_count() for v, g in groups)
 
         of_bits: Callable[[int], object] = best_of if node.func == "best" else total_of
         if source == "deck":
