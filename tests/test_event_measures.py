@@ -105,6 +105,29 @@ def test_history_needs_are_decided_when_compiling():
         compile_expression("count(sweeps)", ENV).fn([], 0)
 
 
+def test_the_history_names_a_measure_reads_are_known_when_compiling():
+    """Which of captures, sweeps and last_capture a measure reads: a simulation records no more
+    (engine/fused.py), so a name read through a function counts, and one not read does not."""
+    reads = {text: compile_expression(text, ENV).history_reads for text in (
+        "escobas + count(cards)", "count(sweeps)", "last_capture", "total(played(first_play(sweeps)), primera)",
+        "count(taking(captures, rank(deck, 7)))", "count(made_with(sweeps, taken(captures))) + 0",
+    )}  # fmt: skip
+    assert reads == {
+        "escobas + count(cards)": frozenset(),
+        "count(sweeps)": {"sweeps"},
+        "last_capture": {"last_capture"},
+        "total(played(first_play(sweeps)), primera)": {"sweeps"},
+        "count(taking(captures, rank(deck, 7)))": {"captures"},
+        "count(made_with(sweeps, taken(captures))) + 0": {"sweeps", "captures"},
+    }
+    rules = base_with(categories=[
+        {"id": "a", "measure": "count(sweeps)", "award": {"policy": "per_unit"}},
+        {"id": "b", "measure": "last_capture", "award": {"policy": "bonus"}},
+    ])  # fmt: skip
+    assert rules.history_reads == {"sweeps", "last_capture"}
+    assert escoba.load_ruleset("base").history_reads == frozenset()
+
+
 def test_in_round_takes_a_written_round_number():
     """in_round() needs a fixed round number: 1, 2 … (folded literals count)."""
     assert measure("count(in_round(captures, 1 + 1))") == 1

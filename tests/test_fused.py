@@ -30,6 +30,7 @@ from escoba.engine import fused as fused_module
 from escoba.engine.bots import random_bot
 from escoba.engine.fused import Fused, fallback_reason, fused, playout
 from escoba.engine.hand import Hand, shuffled_decks
+from escoba.engine.history import SideHistory
 from escoba.engine.scoring import score_category, score_hand
 from escoba.rules import bundled_ids
 
@@ -65,6 +66,16 @@ def _reference(rules, players: int, dealer: int, seed: int):
     return hand, opening, moves
 
 
+def _as_read(history, reads):
+    """A hand's history as far as measures reading `reads` see it, as the fused loop keeps it:
+    every capture for `captures`, the sweeps (those that scored an escoba) for `sweeps`, no
+    capture for `last_capture` alone."""
+    if history is None or "captures" in reads:
+        return history
+    return [SideHistory(tuple(c for c in side.captures if c.escoba and "sweeps" in reads), side.last_capture)
+            for side in history]  # fmt: skip
+
+
 def _mask(cards) -> int:
     return sum(1 << c for c in cards)
 
@@ -89,7 +100,7 @@ def _compare(group: list[str], players: int, hands: int) -> list[str]:
             "piles": ([_mask(p) for p in hand.piles], out.piles),
             "set aside": (_mask(hand.set_aside), out.set_aside),
             "escobas": (hand.escobas, out.escobas),
-            "history": (hand.history(), out.history),  # None unless the ruleset's measures read it
+            "history": (_as_read(hand.history(), every[0].history_reads), out.history),  # None unless a measure reads it
         }
         differ = [what for what, (a, b) in played.items() if a != b]
         for rules, kernel in kernels:
@@ -216,3 +227,47 @@ def test_other_bots_are_played_by_hand():
     assert sim.fast_path(rules, ("random",)) is not None
     assert sim.fast_path(rules, ("random", "random")) is not None
     assert sim.fast_path(rules, ("greedy", "random")) is None
+
+
+# --------------------------------------------------------------------------- the history kept
+@pytest.mark.parametrize("measure, kept", [
+    ("count(taking(captures, rank(deck, 7)))", "captures"),  # every capture: no bundled ruleset reads them
+    ("count(made_with(sweeps, rank(deck, 7)))", "sweeps"),
+    ("last_capture", None),
+])  # fmt: skip
+def test_the_loop_keeps_the_history_its_measures_read(measure: str, kept: str | None) -> None:
+    """The fused loop records every capture only when a measure reads `captures`, the sweeps
+    when they read no more than `sweeps`, none for `last_capture` alone; the points are
+    `Hand`'s all the same, hand by hand, in play and in playouts from the middle of a hand."""
+    from rulebook import base_with
+
+    rules = base_with(categories=[
+        {"id": "escobas", "measure": "escobas", "award": {"policy": "per_unit"}},
+        {"id": "read", "measure": measure, "award": {"policy": "most"}},
+    ])  # fmt: skip
+    kernel = fused(rules)
+    assert kernel is not None and kernel.kept == kept
+    recorded = 0
+    for i in range(150):
+        seed = sim.hand_seed(5, i)
+        hand, _, _ = _reference(rules, 2, i % 2, seed)
+        out = kernel.deal_and_play(random.Random(seed), 2, i % 2)
+        assert out.history == _as_read(hand.history(), rules.history_reads)
+        recorded += sum(len(side.captures) for side in out.history or ())
+        scores = score_hand(rules, hand.piles, hand.escobas, hand.history())
+        assert out.category_points == [p for s in scores for p in s.points]
+    assert (recorded > 0) == (kept is not None)
+    # Playouts from hands half played (their history so far cut to what is kept) give the
+    # points of playing the rest with `Hand`, as `playout` promises.
+    for k in range(30):
+        rng = random.Random(k)
+        hand = Hand(rules, 2, k % 2, shuffled_decks(rules, rng), record=False)
+        bot = random_bot(rng)
+        for _ in range(10 + k % 17):
+            hand.apply(bot(hand))
+        rest = hand.clone()
+        draws = random.Random(100 + k)
+        while rest.to_play is not None:
+            moves = rest.legal_moves()
+            rest.apply(moves[draws.randrange(len(moves))])
+        assert playout(hand, random.Random(100 + k)) == list(rest.points or [])

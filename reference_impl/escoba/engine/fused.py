@@ -38,8 +38,11 @@ several times faster because it pays once for what `Hand` recomputes at every tu
 - **The deal convention as positions**: the deal plan of an identity order, once per table
   size and dealer, gives the positions read off every shuffled deck.
 - **The opening table** by `opening_of`, kept by the table's values.
-- **The hand's history** (engine/history.py), only for rulesets whose measures read it: each
-  capture recorded as `Hand._remember` records it, and the measures given it at the end.
+- **The hand's history** (engine/history.py), only for rulesets whose measures read it, and
+  only as much as they read (`Rules.history_reads`): each capture recorded as `Hand._remember`
+  records it when a measure reads `captures`, only the sweeps when they read no more than
+  `sweeps` (what `sweeps` gives is then the same), no capture when they read only
+  `last_capture`; the measures are given it at the end.
 
 Which rules it runs is explicit: `FIELDS` names every field of `Rules` and `Category` with
 the values the fused path implements. A ruleset with a field it does not know (a rule point
@@ -92,12 +95,14 @@ FIELDS: dict[str, Any] = {
     # `CaptureFinder.captures` itself, remembered by the table's values (`Fused._search`).
     "capture_kinds": _ANY,
     "needs_history": _ANY,  # the loop records each capture as `Hand._remember` does (engine/history.py)
+    "history_reads": _ANY,  # ... or only those the measures read (`Fused.kept`)
 }  # fmt: skip
 CATEGORY_FIELDS: dict[str, Any] = {
     "id": _ANY, "title": _ANY, "points": _ANY, "measure": _ANY, "measure_text": _ANY, "measure_on_mask": _ANY,
     "policy": {"most", "threshold", "holder", "per_unit", "bonus"},
     "ties": {"nobody", "all"}, "more_than": _ANY, "card": _ANY,
     "needs_history": _ANY,  # scored by `measure_on_mask` with the side's history
+    "history_reads": _ANY,
 }  # fmt: skip
 
 
@@ -202,7 +207,9 @@ class Outcome:
     set_aside: int  # bitmask
     opening: tuple[int, int, int, int]  # (dealer took the table, opening escobas, set aside, redeals)
     over: bool = True  # False: a playout stopped at its horizon (no points, no leftovers given)
-    history: list[SideHistory] | None = None  # what `Hand.history()` gives, for rulesets that keep it
+    # What `Hand.history()` gives, for rulesets that keep it, as far as their measures read it:
+    # every capture, only the sweeps, or none (`Fused.kept`); who made the last capture always.
+    history: list[SideHistory] | None = None
 
     @property
     def points(self) -> list[int]:
@@ -339,6 +346,12 @@ class Fused:
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
         self._no_history = (None,) * max(rules.player_counts)  # the measures' history when none is kept
+        # The captures a hand's history keeps: every one if a measure reads `captures`; if they
+        # read no more than `sweeps`, the sweeps (`sweeps` is the same list then); if only
+        # `last_capture`, none (None). A sweep is one capture in ten or so: recording every
+        # capture cost a house rule that scores sweeps alone some 15% of its instructions.
+        reads = rules.history_reads
+        self.kept = "captures" if "captures" in reads else "sweeps" if "sweeps" in reads else None
         self._shuffle = _shuffler(len(cards))
 
     def table(self, players: int, dealer: int) -> _Table:
@@ -604,6 +617,8 @@ class Fused:
         optional = rules.compulsory == "optional"
         last_play_escoba = rules.escoba_on_last_play
         joker_check = bool(jokers) and not rules.joker_escobas_score
+        recording = history if self.kept is not None else None  # the lists captures are recorded in
+        every_capture = self.kept == "captures"
         inlined = INLINED
         sig = self._sig(table)
         played_before = plays - pos + len(turns)  # plays made = played_before + pos - left, as cards are dealt and played
@@ -722,9 +737,9 @@ class Fused:
                     swept = False
                     for p in take:  # from the highest position down
                         del table[p]
-                if history is not None:  # what Hand._remember records
+                if recording is not None and (every_capture or swept):  # what Hand._remember records (`kept`)
                     card = held & card_mask
-                    history[side].append(new_capture((
+                    recording[side].append(new_capture((
                         card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
                         not left and pos >= stock_end, bool(swept),
                     )))  # fmt: skip
@@ -819,13 +834,19 @@ class Fused:
             for c in pile:
                 mask |= bit[c]
             piles.append(mask)
-        history = [list(mine) for mine in hand.captures] if hand.captures is not None else None
+        history = [self._kept_of(mine) for mine in hand.captures] if hand.captures is not None else None
         return self._play(
             rng.getrandbits, rng, t, [sorted([code[c] for c in h], key=in_deck_order) for h in hand.hands],
             sorted([code[c] for c in hand.table]), [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas),
             hand.last_capturer, _turns([len(h) for h in hand.hands], hand.to_play, t.next), trace, greedy, horizon,
             history, hand.plays, hand.round,
         )  # fmt: skip
+
+    def _kept_of(self, captures: Sequence[Capture]) -> list[Capture]:
+        """Those of a side's captures that the history keeps (`kept`)."""
+        if self.kept == "captures":
+            return list(captures)
+        return [c for c in captures if c.escoba] if self.kept == "sweeps" else []
 
 
 def _captures_at(entry: tuple, captured: int, key: int) -> tuple[int, ...]:

@@ -40,6 +40,7 @@ class Category:
     more_than: float | None = None  # threshold
     card: int | None = None  # holder
     needs_history: bool = False
+    history_reads: frozenset[str] = frozenset()  # the history's names the measure reads (`Compiled`)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class Rules:
     # Some measure reads the hand's history (captures, sweeps, last_capture): Hand then records
     # it and passes it to the measures. Decided here, once, so other rulesets pay nothing.
     needs_history: bool = False
+    # Which of its names they read: the fused simulation loop records only the sweeps when no
+    # measure reads every capture, and no capture when they read only last_capture.
+    history_reads: frozenset[str] = frozenset()
 
     def __deepcopy__(self, memo: dict) -> Rules:
         return self  # compiled once and never changed: a copy of a state shares its rules
@@ -172,6 +176,7 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
         tie=match["tie"],
         capture_kinds=kinds,
         needs_history=any(c.needs_history for c in categories),
+        history_reads=frozenset().union(*(c.history_reads for c in categories)),
     )
 
 
@@ -208,4 +213,5 @@ def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
         more_than=more_than,
         card=card,
         needs_history=compiled is not None and compiled.needs_history,
+        history_reads=compiled.history_reads if compiled is not None else frozenset(),
     )

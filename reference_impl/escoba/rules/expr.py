@@ -92,6 +92,9 @@ class Compiled:
     fn: Callable[..., object] = field(compare=False, repr=False)
     needs_history: bool = False
     on_mask: Callable[..., object] | None = field(default=None, compare=False, repr=False)
+    # Which of the history's names it reads (captures, sweeps, last_capture): a simulation
+    # then records no more of the hand than that (engine/fused.py).
+    history_reads: frozenset[str] = frozenset()
 
 
 def env_from_deck(deck: dict, values: dict | None) -> ExprEnv:
@@ -1076,7 +1079,8 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
             return plain(cards, escobas, history)
 
     # `inner` reads the mask only when the expression uses the cards (otherwise it is given 0).
-    return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history, inner)
+    reads = frozenset(name for name in _HISTORY if _uses(node, (name,)))
+    return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history, inner, reads)
 
 
 def _uses(node: Node, names: Sequence[str]) -> bool:
