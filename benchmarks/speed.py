@@ -8,11 +8,15 @@ Goals (issue 12), each measured here, never in a timed test:
    hand-written loop (`../shared/bench/limit_sim.py`) in hands per CPU-second, same run (the
    C loop `../shared/bench/limit_sim.c`, the practical ceiling, is measured beside them when a
    C compiler is there: built in a temporary folder, never in the project);
-2. every bundled ruleset within 25% of sv's speed (2 players, `simulate()` in process);
+2. every bundled ruleset within 25% of sv's speed (2 players, `simulate()` in process, each
+   row in a process of its own);
 3. 3 and 4 players no more than 25% below 2 players, ruleset by ruleset (2 and 3: hands per
    CPU-second of `simulate(R, hands=N)` at the headline's number of hands, as a user meets
    them: the fused path's memos are cleared before each row, so each row pays its own warm-up,
-   and a row of a few hundred or a thousand hands would measure mostly that warm-up). Each
+   and a row of a few hundred or a thousand hands would measure mostly that warm-up). Each row
+   runs in a new Python process (after a 10-hand run that compiles the ruleset), so that no
+   row inherits a heap shaped by the rows before it: run one after the other in one process,
+   a second run of sv was 8% faster than the first. Each
    share is the median over the rounds of a ratio of two runs made one after the other: a
    ruleset's 2-player row and a run of sv made just before it, its 3- and 4-player rows and
    its 2-player row. On a shared machine whose speed drifts by a third from one minute to the
@@ -56,6 +60,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# A row of the table (goals 2 and 3), in a process of its own: args ruleset, players, hands.
+ROW = """
+import sys
+from escoba import load_ruleset
+from escoba.cli.bench import simulate_in_process
+rules, players, hands = load_ruleset(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+simulate_in_process(rules, players, 10, seed=0)  # the ruleset's fused form compiled
+print(simulate_in_process(rules, players, hands, seed=1))
+"""
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -95,7 +109,7 @@ def main() -> int:
     ceiling: list[float] = []
     played_out: list[float] = []
     searched: dict[bool, list[float]] = {True: [], False: []}
-    inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}
+    inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}  # each in a new process (ROW)
     beside: dict[str, list[float]] = {rid: [] for rid, _ in rows}  # sv, run just before each ruleset's rows
     small: list[float] = []  # sv at 1,000 hands, memos cleared: the warm-up's share of a short run
     positions = search_positions(loaded["sv"], SEARCH_POSITIONS)
@@ -108,11 +122,11 @@ def main() -> int:
         if c_loop is not None:
             ceiling.append(c_hands / process_cpu([c_loop, str(c_hands)]))
         if k < args.table_repeat:
-            say(f"round {k + 1}: {len(rows)} rulesets × players in process, {args.rows:,} hands each")
+            say(f"round {k + 1}: {len(rows)} rulesets × players, a process each, {args.rows:,} hands each")
             for rid, n in rows:
                 if n == 2:
-                    beside[rid].append(simulate_in_process(loaded["sv"], 2, args.rows, seed=1))
-                inproc[(rid, n)].append(simulate_in_process(loaded[rid], n, args.rows, seed=1))
+                    beside[rid].append(row_rate(python, env, "sv", 2, args.rows))
+                inproc[(rid, n)].append(row_rate(python, env, rid, n, args.rows))
         say(f"round {k + 1}: sv at 1,000 hands; playouts; search")
         small.append(simulate_in_process(loaded["sv"], 2, 1000, seed=1))
         played_out.append(playouts_per_second(loaded["sv"], 2, args.rows, seed=1))
@@ -209,7 +223,8 @@ def main() -> int:
         f"| random playouts from dealt hands as fast as simulated hands (sv, 2 players, in process) | "
         f"{playout_m:,.0f} playouts vs {sv2:,.0f} hands per CPU-second: {playout_m / sv2:.2f}× | "
         f"{_met(playout_m >= 0.9 * sv2)} |",
-        f"| every bundled ruleset within 25% of sv (2 players, in process, {args.rows:,} hands) | slowest: {worst_ruleset} at "
+        f"| every bundled ruleset within 25% of sv (2 players, in process, {args.rows:,} hands, a process per run) | "
+        f"slowest: {worst_ruleset} at "
         f"{worst_share:.0%} of sv | {_met(worst_share >= 0.75)} |",
         f"| 3 and 4 players no more than 25% below 2 ({args.rows:,} hands) | lowest: {worst_count[0]} at {worst_count[1]} players, "
         f"{worst_count[2]:.0%} of its 2-player speed | {_met(worst_count[2] >= 0.75)} |",
@@ -227,8 +242,8 @@ def main() -> int:
         f"{'identical' if cluster_same else 'DIFFERENT' if cluster_same is False else 'failed: ' + _first(clustered)} | "
         f"{_met(bool(cluster_same))} |",
         "",
-        f"Hands per CPU-second of `simulate(R, hands={args.rows})` in process (memos cleared before each row, so each "
-        f"row pays for filling them; {args.table_repeat} round{'s' if args.table_repeat != 1 else ''}, "
+        f"Hands per CPU-second of `simulate(R, hands={args.rows})` in process, each row in a new process (after 10 hands "
+        f"that compile the ruleset, memos cleared, so each row pays for filling them; {args.table_repeat} round{'s' if args.table_repeat != 1 else ''}, "
         f"{'medians' if args.table_repeat > 1 else 'single runs'}). A short run is slower per hand: the capture memo "
         f"starts empty and fills over the first thousands of hands (sv at 1,000 hands: {small_m:,.0f} hands per "
         f"CPU-second, {small_m / sv2:.2f}× its rate at {args.rows:,}). The shares of sv (the last column, and the goal "
@@ -271,6 +286,13 @@ def main() -> int:
 
 SEARCH_PLAYOUTS = 100
 SEARCH_POSITIONS = 12
+
+
+def row_rate(python: list[str], env: dict[str, str], rid: str, players: int, hands: int) -> float:
+    """Hands per CPU-second of `simulate()` in a new process (`ROW`)."""
+    result = subprocess.run([*python, "-c", ROW, rid, str(players), str(hands)], capture_output=True, text=True,
+                            env=env, check=True)  # fmt: skip
+    return float(result.stdout)
 
 
 def build_c_loop(source: Path) -> str | None:
