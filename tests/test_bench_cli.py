@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,14 @@ def test_benchmark_script_is_a_thin_wrapper():
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("hand-written loop: ") and result.stdout.rstrip().endswith(" hands/s")
+
+
+def test_a_run_shorter_than_a_clock_tick_counts_one_tick(monkeypatch):
+    """The kernel counts a child's CPU time in ticks, so a short run can read 0 CPU seconds
+    (seen in CI: `--hands 5` and a division by zero); it counts as one tick instead."""
+    frozen = os.times()
+    monkeypatch.setattr(bench.os, "times", lambda: frozen)  # the clock does not move: 0 seconds read
+    assert bench.process_cpu([sys.executable, "-c", "pass"]) == bench.TICK > 0
+    assert 5 / bench.process_cpu([sys.executable, "-c", "pass"]) == 5 / bench.TICK
+    monkeypatch.setattr(bench.time, "process_time", lambda: 1.0)
+    assert bench.call_cpu(lambda: None) > 0

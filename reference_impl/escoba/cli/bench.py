@@ -117,8 +117,18 @@ def find_yardstick(explicit: str | None = None) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- measuring
+# The kernel counts a child's CPU time in clock ticks (os.times: 10 ms where there are 100 a
+# second), so a run shorter than a tick can read 0. A run is taken to last at least one tick:
+# a rate then errs low, and is never a division by zero.
+try:
+    TICK = 1 / os.sysconf("SC_CLK_TCK")
+except (AttributeError, ValueError, OSError):  # no sysconf (Windows): the usual 100 a second
+    TICK = 0.01
+
+
 def process_cpu(argv: Sequence[str]) -> float:
-    """CPU seconds (user + system) of a child process run to its end, start-up included."""
+    """CPU seconds (user + system) of a child process run to its end, start-up included; at
+    least one clock tick (`TICK`)."""
     before = os.times()
     result = subprocess.run(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     after = os.times()
@@ -127,14 +137,15 @@ def process_cpu(argv: Sequence[str]) -> float:
 
         last = (result.stderr.strip().splitlines() or ["no message"])[-1]
         raise EscobaError(f"escoba bench: {' '.join(argv)} failed ({result.returncode}): {last}")
-    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    used = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return max(used, TICK)
 
 
 def call_cpu(fn: Callable[[], object]) -> float:
-    """CPU seconds of this process spent in `fn()`."""
+    """CPU seconds of this process spent in `fn()` (a clock of fine grain: at least 1 µs)."""
     start = time.process_time()
     fn()
-    return time.process_time() - start
+    return max(time.process_time() - start, 1e-6)
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:
