@@ -412,7 +412,7 @@ def _award(cat: Any, measures: Sequence[Any]) -> list[int]:
         return list(score_category(cat, piles, [0] * sides).points)
     # The measures are given: the category's own measure (which may read the hand's history)
     # is not evaluated.
-    given = dataclasses.replace(cat, measure=_measure_of(measures), needs_history=False)
+    given = dataclasses.replace(cat, measure=_measure_of(measures), needs_history=False, history_reads=frozenset())
     return list(score_category(given, [[s] for s in range(sides)], [0] * sides).points)
 
 

@@ -1056,7 +1056,8 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
     compiler = _Compiler(env)
     root = compiler.value(node)
     inner = root.call()
-    needs_history = _uses(node, _HISTORY)
+    reads = frozenset(name for name in _HISTORY if _uses(node, (name,)))  # which of the history's names
+    needs_history = bool(reads)
     if root.fn is not None and _uses(node, ("cards",)):
 
         def fn(cards: Sequence[int], escobas: int, history: Any = None) -> object:
@@ -1079,7 +1080,6 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
             return plain(cards, escobas, history)
 
     # `inner` reads the mask only when the expression uses the cards (otherwise it is given 0).
-    reads = frozenset(name for name in _HISTORY if _uses(node, (name,)))
     return Compiled(text, BOOL if kind == BOOL else NUMBER, _canonical(node), fn, needs_history, inner, reads)
 
 
