@@ -271,3 +271,25 @@ def test_the_loop_keeps_the_history_its_measures_read(measure: str, kept: str | 
             moves = rest.legal_moves()
             rest.apply(moves[draws.randrange(len(moves))])
         assert playout(hand, random.Random(100 + k)) == list(rest.points or [])
+
+
+@pytest.mark.parametrize("ruleset", ["sv", "fr"])
+def test_the_memo_holds_one_entry_per_table_of_values_met(ruleset: str) -> None:
+    """`Fused.tables_remembered` (benchmarks/speed.py reports it) is the number of distinct
+    tables of values met at a turn, counted here on `Hand`'s tables, turn by turn."""
+    rules = escoba.load_ruleset(ruleset)
+    kernel = fused(rules)
+    assert kernel is not None
+    fused_module.clear_memos()
+    assert kernel.tables_remembered == 0
+    finder = rules.finder
+    met = set()
+    for seed in range(40):
+        rng = random.Random(seed)
+        hand = Hand(rules, 2, seed % 2, shuffled_decks(rules, rng), record=False)
+        bot = random_bot(rng)
+        while hand.to_play is not None:
+            met.add(tuple(sorted((finder.is_joker[c], finder.value[c]) for c in hand.table)))
+            hand.apply(bot(hand))
+        kernel.deal_and_play(random.Random(seed), 2, seed % 2)
+    assert kernel.tables_remembered == len(met) > 40

@@ -362,6 +362,12 @@ class Fused:
             found = self._tables[(players, dealer)] = _Table(self.rules, players, dealer)
         return found
 
+    @property
+    def tables_remembered(self) -> int:
+        """How many tables of values the capture memo holds (shared by every ruleset with the
+        same capture search and compulsory-capture rule): what a run has had to work out."""
+        return len(self._captures)
+
     def _sig(self, codes: Sequence[int]) -> int:
         """The multiset of the values of these codes (C calls only: twice a hand)."""
         return sum(map(self.unit.__getitem__, map(self.shift.__rrshift__, codes)))
