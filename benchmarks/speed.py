@@ -10,8 +10,9 @@ Goals (issue 12), each measured here, never in a timed test:
    C compiler is there: built in a temporary folder, never in the project);
 2. every bundled ruleset within 25% of sv's speed (2 players, `simulate()` in process, each
    row in a process of its own); for a ruleset below it, the same share once both have
-   filled their capture memos (a first run in the same process), with how many tables of
-   values each memo holds: what is the one-time cost of filling it, what the cost per hand;
+   filled their capture memos (the same hands played twice in one process, the second time
+   timed), with how many tables of values each memo holds: the cost of filling the memo told
+   from the cost per hand;
 3. 3 and 4 players no more than 25% below 2 players, ruleset by ruleset (2 and 3: hands per
    CPU-second of `simulate(R, hands=N)` at the headline's number of hands, as a user meets
    them: the fused path's memos are cleared before each row, so each row pays its own warm-up,
@@ -73,8 +74,9 @@ print(simulate_in_process(rules, players, hands, seed=1))
 """
 
 # A ruleset with its capture memo filled (2 players), in a process of its own: a first run of
-# `hands` fills it, a second, from another seed, is timed. Printed: its rate and how many
-# tables of values the memo holds. Args ruleset, hands.
+# `hands` fills it, and the same hands played again are timed, every table they meet already in
+# the memo (another seed would meet new ones: fr's next 20,000 hands meet 7,000 more). Printed:
+# its rate and how many tables of values the memo holds. Args ruleset, hands.
 FILLED_ROW = """
 import sys
 from escoba import load_ruleset
@@ -84,7 +86,7 @@ from escoba.simulate import simulate
 rules, hands = load_ruleset(sys.argv[1]), int(sys.argv[2])
 simulate_in_process(rules, 2, hands, seed=1)
 tables = fused(rules).tables_remembered
-print(hands / call_cpu(lambda: simulate(rules, hands, 2, 2)), tables)
+print(hands / call_cpu(lambda: simulate(rules, hands, 2, 1)), tables)
 """
 
 
@@ -296,9 +298,10 @@ def main() -> int:
         out += [
             "",
             f"Below 75% of sv, and with the capture memo filled first (a first run of {args.rows:,} hands in the same "
-            f"process, then {args.rows:,} hands from another seed timed; sv likewise, just before): {'; '.join(each)}. "
-            "What remains of the gap with the memo filled is a cost per hand; the rest is the one-time cost of "
-            "filling it, which a longer run spreads over more hands.",
+            f"process, then the same hands timed again, every table they meet in the memo; sv likewise, just before): "
+            f"{'; '.join(each)}. What remains of the gap with the memo filled is a cost per hand; the rest is the cost "
+            "of filling the memo, which a longer run spreads over more hands (though a ruleset meeting many tables "
+            "keeps meeting new ones).",
         ]
     out += [
         "",
