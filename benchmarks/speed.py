@@ -20,10 +20,14 @@ Goals (issue 12), each measured here, never in a timed test:
    runs in a new Python process (after a 10-hand run that compiles the ruleset), so that no
    row inherits a heap shaped by the rows before it: run one after the other in one process,
    a second run of sv was 8% faster than the first. Each
-   share is the median over the rounds of a ratio of two runs made one after the other: a
-   ruleset's 2-player row and a run of sv made just before it, its 3- and 4-player rows and
-   its 2-player row. On a shared machine whose speed drifts by a third from one minute to the
-   next, a ratio of two medians taken minutes apart measures the drift as much as the rules;
+   share is the median over the rounds of a ratio of runs made around the same moment: each
+   round runs sv, the ruleset at 2, 3 and 4 players, at 2 again, and sv again (`sandwich`),
+   and compares its two 2-player runs with the two of sv, and each 3- and 4-player run with
+   the mean of its two 2-player runs. On a shared machine whose speed drifts by a third from
+   one minute to the next, a ratio of two medians taken minutes apart measures the drift as
+   much as the rules, and so does, in part, a ratio of two runs made one after the other (in
+   one run that way, a ruleset at 4 players came out at 74% of its speed at 2, at 81 to 83%
+   in others);
 4. the equivalence tests (`tests/test_fused.py` at the issue's 2,000 hands of every bundled
    ruleset at every player count, run under HYPOTHESIS_PROFILE=deep, and
    `tests/test_search_fused.py`) pass, and which rulesets fall back;
@@ -38,7 +42,7 @@ Goals (issue 12), each measured here, never in a timed test:
    to `--jobs 1`.
 
 Runs are interleaved rounds (every measurement once per round) and figures are medians of the
-rounds. The table of rulesets (92 rows of 20,000 hands) is most of the run: about 5 to 6 minutes
+rounds. The table of rulesets (92 rows, some 185 runs of 20,000 hands a round) is most of the run: about 5 to 6 minutes
 a round on an idle 2-core machine, so `--repeat 3 --skip-tests` takes about 20 minutes;
 `--table-repeat 1` measures the table in one round only (its figures are then single runs). Hands per CPU-second count user + system time, so other work on a shared machine
 counts against a run far less than in wall time (a loaded machine still slows every process
@@ -58,6 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -129,7 +134,8 @@ def main() -> int:
     played_out: list[float] = []
     searched: dict[bool, list[float]] = {True: [], False: []}
     inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}  # each in a new process (ROW)
-    beside: dict[str, list[float]] = {rid: [] for rid, _ in rows}  # sv, run just before each ruleset's rows
+    counts = {rid: [n for r, n in rows if r == rid] for rid, _ in rows}  # each ruleset's player counts
+    shares: dict[tuple[str, int], list[float]] = {}  # a round's share of sv (players 2) or of 2 players (`sandwich`)
     small: list[float] = []  # sv at 1,000 hands, memos cleared: the warm-up's share of a short run
     positions = search_positions(loaded["sv"], SEARCH_POSITIONS)
     for fast in (True, False):  # warm-up, not counted: the worths of the cards, the capture memos
@@ -142,10 +148,13 @@ def main() -> int:
             ceiling.append(c_hands / process_cpu([c_loop, str(c_hands)]))
         if k < args.table_repeat:
             say(f"round {k + 1}: {len(rows)} rulesets × players, a process each, {args.rows:,} hands each")
-            for rid, n in rows:
-                if n == 2:
-                    beside[rid].append(row_rate(python, env, "sv", 2, args.rows))
-                inproc[(rid, n)].append(row_rate(python, env, rid, n, args.rows))
+            for rid, players in counts.items():
+                runs = sandwich(lambda r, n: row_rate(python, env, r, n, args.rows), rid, players)
+                for (r, n), rate in runs.items():
+                    if r == rid:
+                        inproc[(rid, n)] += rate
+                for n, share in round_shares(runs, rid, players).items():
+                    shares.setdefault((rid, n), []).append(share)
         say(f"round {k + 1}: sv at 1,000 hands; playouts; search")
         small.append(simulate_in_process(loaded["sv"], 2, 1000, seed=1))
         played_out.append(playouts_per_second(loaded["sv"], 2, args.rows, seed=1))
@@ -153,9 +162,8 @@ def main() -> int:
             searched[fast].append(search_moves_per_second(positions, fast))
     med = {row: statistics.median(v) for row, v in inproc.items()}
     # The shares, round by round, of runs made one after the other (the module docstring, 2 and 3).
-    of_sv = {rid: statistics.median(map(float.__truediv__, inproc[(rid, 2)], beside[rid])) for rid, n in rows if n == 2}
-    of_two = {(rid, n): statistics.median(map(float.__truediv__, inproc[(rid, n)], inproc[(rid, 2)]))
-              for rid, n in rows if n != 2 and (rid, 2) in inproc}  # fmt: skip
+    of_sv = {rid: statistics.median(v) for (rid, n), v in shares.items() if n == 2}
+    of_two = {(rid, n): statistics.median(v) for (rid, n), v in shares.items() if n != 2}
     plain_m, whole_m = statistics.median(plain), statistics.median(whole)
 
     # 2, where it is missed: the same shares with the memos filled first, to tell the one-time
@@ -277,10 +285,11 @@ def main() -> int:
         f"that compile the ruleset, memos cleared, so each row pays for filling them; {args.table_repeat} round{'s' if args.table_repeat != 1 else ''}, "
         f"{'medians' if args.table_repeat > 1 else 'single runs'}). A short run is slower per hand: the capture memo "
         f"starts empty and fills over the first thousands of hands (sv at 1,000 hands: {small_m:,.0f} hands per "
-        f"CPU-second, {small_m / sv2:.2f}× its rate at {args.rows:,}). The shares of sv (the last column, and the goal "
-        f"above) are medians of each round's ratio to a run of sv made just before the ruleset's rows, and the 3- and "
-        f"4-player goal compares each row with the 2-player row run just before it, round by round: this machine's "
-        f"speed drifts from one minute to the next, and a ratio of runs made minutes apart measures that drift too.",
+        f"CPU-second, {small_m / sv2:.2f}× its rate at {args.rows:,}). The shares (the last column, and the goals "
+        f"above) are medians of each round's ratios of runs made around the same moment: a round runs sv, the ruleset "
+        f"at 2, 3 and 4 players, at 2 again and sv again, and compares its two 2-player runs with the two of sv, and "
+        f"each 3- and 4-player run with its 2-player runs: this machine's speed drifts from one minute to the next, "
+        f"and a ratio of runs made minutes apart measures that drift too.",
         "",
         "| ruleset | 2 players | 3 players | 4 players | 2p vs sv |",
         "|---|---:|---:|---:|---:|",
@@ -331,6 +340,34 @@ def main() -> int:
 
 SEARCH_PLAYOUTS = 100
 SEARCH_POSITIONS = 12
+
+
+def sandwich(rate: Callable[[str, int], float], rid: str, players: list[int]) -> dict[tuple[str, int], list[float]]:
+    """One round of a ruleset's rows, each run by `rate(ruleset, players)`, in an order that
+    cancels a steady drift of the machine's speed: sv, the ruleset at each of its player
+    counts, at 2 again, then sv again (the two runs of sv around the same middle as the two
+    at 2 players). Its runs by (ruleset, players), in order. sv is not run beside itself; a
+    ruleset not played by 2 has its rows alone."""
+    runs: dict[tuple[str, int], list[float]] = {}
+    order = [(rid, n) for n in players]
+    if 2 in players and len(players) > 1:
+        order.append((rid, 2))
+    if 2 in players and rid != "sv":
+        order = [("sv", 2), *order, ("sv", 2)]
+    for r, n in order:
+        runs.setdefault((r, n), []).append(rate(r, n))
+    return runs
+
+
+def round_shares(runs: dict[tuple[str, int], list[float]], rid: str, players: list[int]) -> dict[int, float]:
+    """A round's shares (`sandwich`'s runs): at 2 players, the ruleset's 2-player runs over sv's
+    (summed); at 3 and 4, each run over the mean of the 2-player runs."""
+    if 2 not in players:
+        return {}
+    two = statistics.fmean(runs[(rid, 2)])
+    found = {2: two / statistics.fmean(runs[("sv", 2)])}
+    found.update({n: runs[(rid, n)][0] / two for n in players if n != 2})
+    return found
 
 
 def row_rate(python: list[str], env: dict[str, str], rid: str, players: int, hands: int) -> float:

@@ -179,3 +179,35 @@ def test_a_run_shorter_than_a_clock_tick_counts_one_tick(monkeypatch):
     assert 5 / bench.process_cpu([sys.executable, "-c", "pass"]) == 5 / bench.TICK
     monkeypatch.setattr(bench.time, "process_time", lambda: 1.0)
     assert bench.call_cpu(lambda: None) > 0
+
+
+def _speed_script():
+    """benchmarks/speed.py as a module (it is a script, not a package module)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("speed", ROOT / "benchmarks" / "speed.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_speed_benchmark_runs_a_ruleset_between_two_runs_of_sv() -> None:
+    """A round of a ruleset's rows is sv, the ruleset at each player count, at 2 again, sv
+    again: on a machine whose speed rises steadily, the share of sv comes out as it is."""
+    speed = _speed_script()
+    made: list[tuple[str, int]] = []
+    true_rate = {("sv", 2): 100.0, ("fr", 2): 70.0, ("fr", 3): 63.0, ("fr", 4): 56.0, ("scopone", 4): 50.0}
+
+    def rate(rid: str, players: int) -> float:
+        made.append((rid, players))
+        return true_rate[(rid, players)] * (1 + 0.05 * len(made))  # 5% faster at every run
+
+    runs = speed.sandwich(rate, "fr", [2, 3, 4])
+    assert made == [("sv", 2), ("fr", 2), ("fr", 3), ("fr", 4), ("fr", 2), ("sv", 2)]
+    shares = speed.round_shares(runs, "fr", [2, 3, 4])
+    assert shares[2] == pytest.approx(0.70)  # the drift cancels (runs one after another: 0.73)
+    assert shares[3] == pytest.approx(0.90, rel=0.03) and shares[4] == pytest.approx(0.80, rel=0.03)
+    made.clear()
+    assert speed.round_shares(speed.sandwich(rate, "scopone", [4]), "scopone", [4]) == {}
+    assert made == [("scopone", 4)]  # no 2-player row to compare with: its row alone
