@@ -42,8 +42,9 @@ Goals (issue 12), each measured here, never in a timed test:
    to `--jobs 1`.
 
 Runs are interleaved rounds (every measurement once per round) and figures are medians of the
-rounds. The table of rulesets (92 rows, some 185 runs of 20,000 hands a round) is most of the run: about 5 to 6 minutes
-a round on an idle 2-core machine, so `--repeat 3 --skip-tests` takes about 20 minutes;
+rounds. The table of rulesets (92 rows, some 185 runs of 20,000 hands a round) is most of the
+run: about 6 minutes a round on an idle 2-core machine, so `--repeat 3 --skip-tests` takes
+about 20 minutes;
 `--table-repeat 1` measures the table in one round only (its figures are then single runs). Hands per CPU-second count user + system time, so other work on a shared machine
 counts against a run far less than in wall time (a loaded machine still slows every process
 somewhat: caches and memory are shared); wall times (check, conformance) depend on the load,
@@ -161,7 +162,7 @@ def main() -> int:
         for fast in (True, False):
             searched[fast].append(search_moves_per_second(positions, fast))
     med = {row: statistics.median(v) for row, v in inproc.items()}
-    # The shares, round by round, of runs made one after the other (the module docstring, 2 and 3).
+    # The shares, round by round, of runs made around the same moment (the module docstring, 2 and 3).
     of_sv = {rid: statistics.median(v) for (rid, n), v in shares.items() if n == 2}
     of_two = {(rid, n): statistics.median(v) for (rid, n), v in shares.items() if n != 2}
     plain_m, whole_m = statistics.median(plain), statistics.median(whole)
@@ -360,8 +361,8 @@ def sandwich(rate: Callable[[str, int], float], rid: str, players: list[int]) ->
 
 
 def round_shares(runs: dict[tuple[str, int], list[float]], rid: str, players: list[int]) -> dict[int, float]:
-    """A round's shares (`sandwich`'s runs): at 2 players, the ruleset's 2-player runs over sv's
-    (summed); at 3 and 4, each run over the mean of the 2-player runs."""
+    """A round's shares (`sandwich`'s runs): at 2 players, the mean of the ruleset's 2-player
+    runs over the mean of sv's; at 3 and 4, each run over the mean of the 2-player runs."""
     if 2 not in players:
         return {}
     two = statistics.fmean(runs[(rid, 2)])
