@@ -15,7 +15,8 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   The search is `CaptureFinder.sums`'s (subsets grown card by card, as bitmasks of
   positions, pruned past the largest need) over the values, shared between tables: a
   table's subsets by total are those of the table without its last card, remembered, and
-  those extended by that card. A value's captures are then the subsets of its need; with
+  those extended by that card. A value's captures are then the subsets of its need, kept in
+  the table's entry with the other totals a table grows from (`Fused._grown`); with
   jokers (wild: a range of totals) or other capture kinds (`sum: card`, priorities: the
   Italian games) they are picked from the same subsets as `CaptureFinder.captures` picks
   them (`Fused._by_finder`; tests/test_fused_captures.py holds the two together on random
@@ -60,7 +61,6 @@ from bisect import insort
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 from escoba.engine.deal import deal_plan, leader
@@ -196,6 +196,17 @@ class _Positions(dict):
 _POSITIONS = _Positions()
 
 
+# Moves per held card by key, from each key's captures, as `Hand.legal_moves` lists them: a
+# card that can capture has one move per capture (and its placement first when capture is
+# optional); a card that cannot has its placement, except under hand-level compulsion, where it
+# has none (and if no card can capture, the loop gives every card its placement).
+_MOVES: dict[str, Callable[[Sequence[Sequence[int]]], tuple[int, ...]]] = {
+    "optional": lambda captures: tuple(map((1).__add__, map(len, captures))),
+    "card": lambda captures: tuple([len(c) or 1 for c in captures]),
+    "hand": lambda captures: tuple(map(len, captures)),
+}
+
+
 # ------------------------------------------------------------------ the compiled ruleset
 @dataclasses.dataclass
 class Outcome:
@@ -321,22 +332,21 @@ class Fused:
         self.jokers = sum(1 << c for c in cards if finder.is_joker[c])
         self.representative = {k: next(c for c in cards if played[c] == k) for k in set(played)}
         self.keys = top + 1
-        # What the capture search looks for, without jokers and with one kind: for each value
-        # key, the sum of the cards a card of that key takes; no sum past `limit` is needed.
-        self.needs = [(k, finder.target - k) for k in sorted(self.representative) if finder.target > k]
-        # With jokers or other capture kinds (`by_finder`), the largest sum any kind asks of the
-        # table's cards other than jokers (`CaptureFinder.limit`).
-        self.by_finder = finder.has_jokers or not finder.simple
+        # Escoba's one kind, without jokers and with every card worth less than the target, is
+        # searched by the loop itself (`_grown`); jokers, other capture kinds (the Italian games)
+        # or a card worth the target or more, by `_by_finder`, with the largest sum any kind asks
+        # of the table's cards other than jokers (`CaptureFinder.limit`). No sum past `limit` is
+        # needed.
+        self.by_finder = finder.has_jokers or not finder.simple or max(finder.value) >= finder.target
+        self.target = finder.target
         self.limit = max(finder.limit, 0) if self.by_finder else finder.target - min(self.representative)
         self.top = top if finder.has_jokers else self.keys  # the jokers' value key (none: past every key)
-        # By value key, the total of the subsets a card of that key takes (`_search`'s subsets
-        # by total, which end with one more, always empty: the total of a key that takes nothing).
-        need_field = [self.limit + 1] * self.keys
-        for k, need in self.needs:
-            need_field[k] = need
-        self.by_need = itemgetter(*need_field)
-        # The subsets of an empty table: the empty one, of total 0.
-        self.no_subsets: BySum = ((0,),) + ((),) * (self.limit + 1)
+        self.moves_of = _MOVES[rules.compulsory]
+        # The subsets of an empty table: the empty one, of total 0 (by total downwards, from
+        # `limit` for `_search`, from the target in an entry of `_grown`).
+        self.no_subsets: BySum = ((),) * self.limit + ((0,),)
+        nothing = ((),) * self.target + ((0,),)
+        self.empty_entry = self.moves_of(nothing[: self.keys]) + nothing
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
         search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
@@ -380,41 +390,65 @@ class Fused:
 
         Which sets of cards make the target depends only on their values (and joker marks), so
         the answer holds for every table with the same values. Without jokers a key's captures
-        are the table's subsets that total its need (`_search`); with jokers or capture kinds
-        other than Escoba's, they are picked from the same subsets as `CaptureFinder.captures`
+        are the table's subsets that total its need (`_grown`); with jokers or capture kinds
+        other than Escoba's, they are picked from the table's subsets as `CaptureFinder.captures`
         picks them (`_by_finder`).
 
         One tuple rather than a tuple of tuples: every play reads its table's entry, and tables
         of optional capture (fr) are many (tens of thousands of entries); each object read is
         one more cache miss. Tuples of integers and of tuples of them: the garbage collector
         soon stops tracking them, so the entries are not walked by every full collection."""
-        if self.by_finder:
-            captures = self._by_finder(sig, table)
-        else:
-            captures = self.by_need(self._subsets_of(sig, table))  # `keys` is at least 2: a tuple
-        ncaptures = tuple(map(len, captures))
-        # Moves per held card, as `Hand.legal_moves` lists them: a card that can capture has one
-        # move per capture (and its placement first when capture is optional); a card that
-        # cannot has its placement, except under hand-level compulsion, where it has none
-        # (and if no card can capture, the loop gives every card its placement).
-        compulsory = self.rules.compulsory
-        if compulsory == "optional":
-            moves_of = tuple(map((1).__add__, ncaptures))
-        elif compulsory == "card":
-            moves_of = tuple([n or 1 for n in ncaptures])
-        else:
-            moves_of = ncaptures
-        entry = moves_of + captures
+        if not self.by_finder:
+            return self._grown(sig, table, len(table))
+        captures = self._by_finder(sig, table)
+        entry = self.moves_of(captures) + captures
         if len(self._captures) >= MEMO_LIMIT:
             self._captures.clear()
         self._captures[sig] = entry
         return entry
 
+    def _grown(self, sig: int, table: list[int], length: int) -> tuple:
+        """The entry (`_captures_on`) of `table[:length]` (values `sig`) for Escoba's one kind
+        without jokers: after the moves by key, the table's subsets by total, from the target
+        down to 0, so that a card of key k finds its captures, the subsets of total target − k,
+        at `keys + k`.
+
+        This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
+        shared between tables: the table is sorted by value, so its cards but the last are the
+        first positions of every table that holds their values, and the subsets of a table are
+        those of the table without its last card (its entry, remembered: the table it grew
+        from, most often) and those extended by that card. A new table's values then cost the
+        search of one card instead of all of them: tables of optional capture (fr) grow to 7 to
+        15 cards, and a search over all of them was most of a cold simulation's time. The
+        extended subsets hold the highest position, so they follow the others of their total in
+        the order of masks: no sorting is needed. The memo so holds every table met and the
+        tables it grew from; one entry a table, holding its subsets, rather than an entry and
+        the subsets apart: the garbage collector walks each new object and what it holds, and
+        fr meets tens of thousands of tables."""
+        memo = self._captures
+        found = memo.get(sig)
+        if found is not None:
+            return found
+        if length:
+            last = length - 1
+            value = table[last] >> self.shift
+            fewer = self._grown(sig - self.unit[value], table, last)
+            keys = self.keys
+            totals = _extended(fewer[keys:], self.target - self.limit, value, last)
+            found = self.moves_of(totals[:keys]) + tuple(totals)
+        else:  # (remembered too: the table after every sweep)
+            found = self.empty_entry
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[sig] = found
+        return found
+
     def _by_finder(self, sig: int, table: list[int]) -> BySum:
         """`CaptureFinder.captures` of a card of each value key on a table (codes, sorted; values
         `sig`), as masks of positions, from the subsets of its cards other than jokers by total
         (`_search`): the same captures, in another order (the loop orders a card's captures by
-        the deck order of the cards taken, whatever the order they come in).
+        the deck order of the cards taken, whatever the order they come in). A card worth the
+        target or more takes nothing with Escoba's one kind (`CaptureFinder.target_captures`).
 
         Jokers are wild (`CaptureFinder._captures_with_jokers`): with j of them among the card
         played and the cards taken, the other cards taken total between target − value − j ×
@@ -445,7 +479,7 @@ class Fused:
                     if hi < 0 or (hi == 0 and j == 0 and not wild):  # (nothing to reach, as the finder
                         continue  # says when neither the card nor the table has a joker)
                     for total in range(max(lo, 0), min(hi, limit) + 1):
-                        subsets = by_total[total]
+                        subsets = by_total[limit - total]
                         if total == 0 and not jokers:
                             subsets = subsets[1:]  # the empty subset, first: nothing taken
                         found += map(jokers.__or__, subsets)
@@ -456,7 +490,7 @@ class Fused:
                 kept: tuple[int, ...] | set[int] = ()
                 for sum_to, priority in finder.kinds:
                     need = target - v if sum_to == "target" else v
-                    subsets = by_total[need] if 0 < need <= limit else ()
+                    subsets = by_total[limit - need] if 0 < need <= limit else ()
                     if subsets and priority != "none":
                         fewest = 1 if priority == "single_card" else min(m.bit_count() for m in subsets)
                         subsets = tuple(m for m in subsets if m.bit_count() == fewest) or subsets
@@ -476,19 +510,9 @@ class Fused:
         return self._search(sig, table, length)
 
     def _search(self, sig: int, table: list[int], length: int) -> BySum:
-        """Every subset of `table[:length]` (values `sig`, all at most `limit`) by total: for
-        each total from 0 to `limit`, and one more always empty, the bitmasks of the positions
-        of the subsets of that total, in ascending order.
-
-        This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
-        shared between tables: the table is sorted by value, so its cards but the last are the
-        first positions of every table that holds their values, and the subsets of a table are
-        those of the table without its last card (remembered by their values, which many tables
-        share: the table it grew from, most often), and those extended by that card. A new
-        table's values then cost the search of one card instead of all of them: tables of
-        optional capture (fr) grow to 7 to 15 cards, and a search over all of them was most of
-        a cold simulation's time. The extended subsets hold the highest position, so they
-        follow the others of their total in the order of masks: no sorting is needed."""
+        """Every subset of `table[:length]` (values `sig`, all at most `limit`) by total, from
+        `limit` down to 0: the bitmasks of the positions of the subsets of each total, grown
+        from the table without its last card as `_grown` grows an entry's, for `_by_finder`."""
         if not length:
             return self.no_subsets
         found = self._subsets.get(sig)
@@ -496,15 +520,7 @@ class Fused:
             return found
         last = length - 1
         value = table[last] >> self.shift
-        fewer = self._search(sig - self.unit[value], table, last)
-        grow = (1 << last).__or__
-        subsets = list(fewer)
-        total = value
-        for extended in fewer[: self.limit + 1 - value]:  # the totals this card can extend
-            if extended:
-                subsets[total] += tuple(map(grow, extended))
-            total += 1
-        found = tuple(subsets)
+        found = tuple(_extended(self._search(sig - self.unit[value], table, last), 0, value, last))
         if len(self._subsets) >= MEMO_LIMIT:
             self._subsets.clear()
         self._subsets[sig] = found
@@ -853,6 +869,20 @@ class Fused:
         if self.kept == "captures":
             return list(captures)
         return [c for c in captures if c.escoba] if self.kept == "sweeps" else []
+
+
+def _extended(fewer: Sequence[tuple[int, ...]], start: int, value: int, position: int) -> list[tuple[int, ...]]:
+    """The subsets of a table by total, downwards (`fewer[i]`: of some total t − i), with a card
+    of `value` at `position` added to the table: a total gains the subsets of its total less
+    `value`, each with the card, from `fewer[start]` (the largest total a card takes) on."""
+    grow = (1 << position).__or__
+    totals = list(fewer)
+    i = start
+    for extended in fewer[start + value :]:
+        if extended:
+            totals[i] += tuple(map(grow, extended))
+        i += 1
+    return totals
 
 
 def _captures_at(entry: tuple, captured: int, key: int) -> tuple[int, ...]:
