@@ -434,8 +434,9 @@ class Fused:
             value = table[last] >> self.shift
             fewer = self._grown(sig - self.unit[value], table, last)
             keys = self.keys
-            totals = _extended(fewer[keys:], self.target - self.limit, value, last)
-            found = self.moves_of(totals[:keys]) + tuple(totals)
+            grown = _extended(fewer, keys + self.target - self.limit, value, last)
+            grown[:keys] = self.moves_of(grown[keys : 2 * keys])
+            found = tuple(grown)
         else:  # (remembered too: the table after every sweep)
             found = self.empty_entry
         if len(memo) >= MEMO_LIMIT:
@@ -871,16 +872,20 @@ class Fused:
         return [c for c in captures if c.escoba] if self.kept == "sweeps" else []
 
 
-def _extended(fewer: Sequence[tuple[int, ...]], start: int, value: int, position: int) -> list[tuple[int, ...]]:
-    """The subsets of a table by total, downwards (`fewer[i]`: of some total t − i), with a card
-    of `value` at `position` added to the table: a total gains the subsets of its total less
-    `value`, each with the card, from `fewer[start]` (the largest total a card takes) on."""
-    grow = (1 << position).__or__
+def _extended(fewer: Sequence, start: int, value: int, position: int) -> list:
+    """The subsets of a table by total, downwards from `fewer[start]` (of the largest total a
+    card takes; `fewer[i]`: of total t − i), with a card of `value` at `position` added to the
+    table: a total gains the subsets of its total less `value`, each with the card. A list, with
+    what `fewer` holds before `start` unchanged."""
+    bit = 1 << position
     totals = list(fewer)
     i = start
     for extended in fewer[start + value :]:
         if extended:
-            totals[i] += tuple(map(grow, extended))
+            if len(extended) == 1:  # (two in three: no map, no tuple of unknown length)
+                totals[i] += (extended[0] | bit,)
+            else:
+                totals[i] += tuple(map(bit.__or__, extended))
         i += 1
     return totals
 
