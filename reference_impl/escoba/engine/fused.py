@@ -408,8 +408,8 @@ class Fused:
         return entry
 
     def _grown(self, sig: int, table: list[int], length: int) -> tuple:
-        """The entry (`_captures_on`) of `table[:length]` (values `sig`) for Escoba's one kind
-        without jokers: after the moves by key, the table's subsets by total, from the target
+        """The entry (`_captures_on`) of `table[:length]` (values `sig`, not in the memo) for
+        Escoba's one kind without jokers: after the moves by key, the table's subsets by total, from the target
         down to 0, so that a card of key k finds its captures, the subsets of total target − k,
         at `keys + k`.
 
@@ -426,13 +426,11 @@ class Fused:
         the subsets apart: the garbage collector walks each new object and what it holds, and
         fr meets tens of thousands of tables."""
         memo = self._captures
-        found = memo.get(sig)
-        if found is not None:
-            return found
         if length:
             last = length - 1
             value = table[last] >> self.shift
-            fewer = self._grown(sig - self.unit[value], table, last)
+            smaller = sig - self.unit[value]
+            fewer = memo.get(smaller) or self._grown(smaller, table, last)  # (an entry is never empty)
             keys = self.keys
             grown = _extended(fewer, keys + self.target - self.limit, value, last)
             grown[:keys] = self.moves_of(grown[keys : 2 * keys])
