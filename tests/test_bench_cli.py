@@ -211,3 +211,17 @@ def test_the_speed_benchmark_runs_a_ruleset_between_two_runs_of_sv() -> None:
     made.clear()
     assert speed.round_shares(speed.sandwich(rate, "scopone", [4]), "scopone", [4]) == {}
     assert made == [("scopone", 4)]  # no 2-player row to compare with: its row alone
+
+
+def test_the_speed_benchmark_measures_again_every_share_near_the_goal() -> None:
+    """A ruleset whose median share (of sv, or of its 2-player speed) is within 5 points of 75%,
+    above or below, is measured for more rounds; one farther from it, on either side, is not."""
+    speed = _speed_script()
+    shares = {
+        ("fr", 2): [0.71, 0.74, 0.78],  # median 0.74: near, below the goal
+        ("ru-escova", 2): [1.02, 0.98, 1.0],
+        ("ru-escova", 3): [0.77, 0.79, 0.81],  # median 0.79: near, above the goal
+        ("da-sevens", 4): [0.69, 0.69, 0.9],  # median 0.69: far below, measured as it is
+        ("sv", 3): [0.95],
+    }
+    assert speed.near_goal(shares) == ["fr", "ru-escova"]
