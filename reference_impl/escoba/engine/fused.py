@@ -375,7 +375,8 @@ class Fused:
     @property
     def tables_remembered(self) -> int:
         """How many tables of values the capture memo holds (shared by every ruleset with the
-        same capture search and compulsory-capture rule): what a run has had to work out."""
+        same capture search and compulsory-capture rule): what a run has had to work out, the
+        tables met and, for Escoba's one kind without jokers, those they were grown from."""
         return len(self._captures)
 
     def _sig(self, codes: Sequence[int]) -> int:
