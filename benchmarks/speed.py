@@ -169,7 +169,7 @@ def main() -> int:
             searched[fast].append(search_moves_per_second(positions, fast))
     near = near_goal(shares)
     for k in range(args.table_repeat if near else 0):
-        say(f"round {k + 1} again: {', '.join(near)}, within {NEAR:.0%} of 75% after {args.table_repeat} rounds")
+        say(f"round {k + 1} again: {', '.join(near)}, within {NEAR * 100:.0f} points of 75% after {args.table_repeat} rounds")
         for rid in near:
             table_round(rid)
     med = {row: statistics.median(v) for row, v in inproc.items()}
@@ -302,9 +302,9 @@ def main() -> int:
         f"at 2, 3 and 4 players, at 2 again and sv again, and compares its two 2-player runs with the two of sv, and "
         f"each 3- and 4-player run with its 2-player runs: this machine's speed drifts from one minute to the next, "
         f"and a ratio of runs made minutes apart measures that drift too. "
-        + (f"A ruleset with a share within {NEAR:.0%} of 75% after those rounds ({', '.join(near)}) was measured for as "
+        + (f"A ruleset with a share within {NEAR * 100:.0f} points of 75% after those rounds ({', '.join(near)}) was measured for as "
            f"many rounds again, its figures the medians of all {2 * args.table_repeat}: runs scatter by a tenth, above the "
-           f"goal as below." if near else f"No share came within {NEAR:.0%} of 75%, where a ruleset's rows are measured "
+           f"goal as below." if near else f"No share came within {NEAR * 100:.0f} points of 75%, where a ruleset's rows are measured "
            f"for as many rounds again."),
         "",
         "| ruleset | 2 players | 3 players | 4 players | 2p vs sv |",
