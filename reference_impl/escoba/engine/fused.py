@@ -410,9 +410,9 @@ class Fused:
 
     def _grown(self, sig: int, table: list[int], length: int) -> tuple:
         """The entry (`_captures_on`) of `table[:length]` (values `sig`, not in the memo) for
-        Escoba's one kind without jokers: after the moves by key, the table's subsets by total, from the target
-        down to 0, so that a card of key k finds its captures, the subsets of total target − k,
-        at `keys + k`.
+        Escoba's one kind without jokers: after the moves by key, the table's subsets by total,
+        from the target down to 0, so that a card of key k finds its captures, the subsets of
+        total target − k, at `keys + k`.
 
         This is `CaptureFinder.sums`'s search (subsets grown card by card, pruned past `limit`),
         shared between tables: the table is sorted by value, so its cards but the last are the
