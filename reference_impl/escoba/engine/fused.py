@@ -200,7 +200,7 @@ _POSITIONS = _Positions()
 # optional); a card that cannot has its placement, except under hand-level compulsion, where it
 # has none (and if no card can capture, the loop gives every card its placement).
 _MOVES: dict[str, Callable[[Sequence[Sequence[int]]], tuple[int, ...]]] = {
-    "optional": lambda captures: tuple(map((1).__add__, map(len, captures))),
+    "optional": lambda captures: tuple([len(c) + 1 for c in captures]),
     "card": lambda captures: tuple([len(c) or 1 for c in captures]),
     "hand": lambda captures: tuple(map(len, captures)),
 }
@@ -886,10 +886,10 @@ def _extended(fewer: Sequence, start: int, value: int, position: int) -> list:
     i = start
     for extended in fewer[start + value :]:
         if extended:
-            if len(extended) == 1:  # (two in three: no map, no tuple of unknown length)
+            if len(extended) == 1:  # (two in three: no list, no tuple of unknown length)
                 totals[i] += (extended[0] | bit,)
             else:
-                totals[i] += tuple(map(bit.__or__, extended))
+                totals[i] += tuple([m | bit for m in extended])
         i += 1
     return totals
 
