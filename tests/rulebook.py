@@ -13,7 +13,8 @@ import yaml
 
 from escoba.data import spec_dir
 from escoba.engine.arrange import arrange_deck
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
+from escoba.game.moves import Move
 from escoba.rules.compile import Rules, compile_rules
 
 

@@ -12,9 +12,9 @@ from itertools import combinations
 
 import pytest
 
-from escoba.engine.capture import CaptureFinder
 from escoba.engine.hand import Hand
 from escoba.errors import IllegalMoveError
+from escoba.game.capture import CaptureFinder
 from escoba.rules.compile import capture_kinds
 from escoba.transcript.record import reason_class
 from rulebook import base_with, deal, move

@@ -8,9 +8,10 @@ import pytest
 
 import escoba
 from escoba.engine.bots import greedy_bot, random_bot
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.match import Match
 from escoba.errors import IllegalMoveError
+from escoba.game.moves import Move
 from escoba.rules import bundled_ids
 
 HANDS_PER_CASE = 120  # × every bundled ruleset and player count: a few thousand hands in all

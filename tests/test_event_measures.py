@@ -258,7 +258,7 @@ def test_views_clones_and_determinized_hands_keep_the_history():
     assert view.captures is not None and [list(m) for m in view.captures] == hand.captures
     assert view.to_json()["captures"] == hand.to_json()["captures"]
     clone = hand.clone()
-    other = view.determinize(random.Random(3))
+    other = Hand.from_view(view, random.Random(3))
     assert clone.captures == hand.captures and other.captures == hand.captures
     assert clone.captures is not hand.captures and other.round == hand.round
     while not hand.is_over:

@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 
 import escoba
 from escoba.engine.bots import random_bot
-from escoba.engine.cards import Deck
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.errors import IllegalMoveError, NotationError
+from escoba.game.cards import Deck
+from escoba.game.moves import Move
 from escoba.notation import MAX_LENGTH, format_move, move_from_wire, parse_card, parse_cards, parse_move
 from escoba.rules import bundled_ids
 from rulebook import base_with

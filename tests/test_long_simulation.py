@@ -18,8 +18,9 @@ import pytest
 
 import escoba
 from escoba.engine.bots import greedy_bot, random_bot
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.match import Match
+from escoba.game.moves import Move
 from escoba.rules import bundled_ids
 
 HANDS_PER_RULESET = 1000  # spread over its player counts: 22,000 hands, ~35 s on 2 cores

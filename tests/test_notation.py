@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import escoba
-from escoba.engine.hand import Move
 from escoba.errors import NotationError
+from escoba.game.moves import Move
 from escoba.notation import (
     MAX_LENGTH,
     format_card,

@@ -14,7 +14,8 @@ import escoba
 from escoba.cli import main as cli
 from escoba.cli.play import EntryError, Game, read_move
 from escoba.engine.arrange import arrange_deck
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
+from escoba.game.moves import Move
 
 PROMPT = "your move> "
 

@@ -143,7 +143,7 @@ def test_several_yaml_problems_are_reported_together() -> None:
 
 
 _plain = st.recursive(
-    # Numbers as a ruleset may hold them: at most 15 digits (yamlload.MAX_DIGITS).
+    # Numbers as a ruleset may hold them: at most 15 digits (limits.MAX_DIGITS).
     st.none() | st.booleans() | st.integers(-(10**15) + 1, 10**15 - 1)
     | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15 + 1, max_value=1e15 - 1) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),

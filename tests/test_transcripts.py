@@ -19,9 +19,10 @@ from jsonschema import Draft202012Validator
 import escoba
 from escoba.data import schemas_dir
 from escoba.errors import TranscriptError
+from escoba.game.moves import REASONS
 from escoba.rules.sources import quoted_in
 from escoba.transcript import Case, load_case, load_cases
-from escoba.transcript.case import REASONS, _build, case_from_data, cases_dir, iter_case_files, pin_found, places
+from escoba.transcript.case import _build, case_from_data, cases_dir, iter_case_files, pin_found, places
 from escoba.transcript.record import Replay, expected_events, perft_count, probe_reason
 from escoba.transcript.render import render_case
 

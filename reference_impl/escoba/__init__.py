@@ -10,13 +10,14 @@
 
 from __future__ import annotations
 
+from escoba.version import __version__ as __version__
+
 # True for type checkers, False at run time, without importing `typing`: the modules a plain
 # command loads (`escoba check`: the CLI, the file readers, the rules pipeline up to a cached
 # verdict) import their annotations' names under `if TYPE_CHECKING:` set this way, as CPython's
 # own standard library does since 3.14; importing `typing` is ~5 ms of a ~70 ms command.
 TYPE_CHECKING = False
 
-__version__ = "0.1.0"
 
 __all__ = [
     "EscobaError",

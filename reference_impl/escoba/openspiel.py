@@ -35,9 +35,10 @@ import numpy as np
 import pyspiel
 
 import escoba
-from escoba.engine.hand import MAX_REDEALS, DeckError, Hand, Move
+from escoba.engine.hand import MAX_REDEALS, DeckError, Hand
 from escoba.engine.history import Capture, SideHistory
 from escoba.engine.view import View
+from escoba.game.moves import Move
 from escoba.rules import bundled_ids
 from escoba.rules.compile import Rules
 

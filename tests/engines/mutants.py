@@ -34,9 +34,10 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from escoba.engine.capture import CaptureFinder
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.match import Match
+from escoba.game.capture import CaptureFinder
+from escoba.game.moves import Move
 from escoba.protocol.server import ReferenceEngine, Refused
 from escoba.rules.compile import Category, Rules
 

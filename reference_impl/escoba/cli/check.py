@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_stdin() -> str:
     """Standard input as a ruleset's text, with the same limits and refusals as a file."""
-    from escoba.rules.yamlload import MAX_BYTES, decode_text
+    from escoba.rules.limits import MAX_BYTES
+    from escoba.rules.yamlload import decode_text
 
     return decode_text(sys.stdin.buffer.read(MAX_BYTES + 1), STDIN)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from escoba.cli.main import UsageError, add_format_argument
 from escoba.cli.simulate import add_cluster_argument
+from escoba.game.seats import next_dealer
 
 HELP = "compare two rulesets: the rules that differ, the same games scored both ways, and simulations"
 DESCRIPTION = """\
@@ -304,5 +305,5 @@ def _transcript_hands(path: str, rules_a: Any, players: int | None) -> list[Any]
                 hands.append(record(hand, f"{case.id} hand {h}", lambda _hand, moves=moves: next(moves)))
             except (EscobaError, StopIteration) as error:
                 raise UsageError(f"{case.id} hand {h} does not replay under {rules_a.id}: {error}") from None
-            dealer = (dealer + rules_a.next_dealer_offset) % case.players
+            dealer = next_dealer(dealer, rules_a.next_dealer_offset, case.players)
     return hands

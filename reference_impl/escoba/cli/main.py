@@ -14,9 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from escoba import __version__, processes
+from escoba import processes
 from escoba.errors import EscobaError, UnknownRuleset
 from escoba.outputs import OutputError, StdoutError, tolerate_encoding
+from escoba.version import __version__
 
 TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
 if TYPE_CHECKING:

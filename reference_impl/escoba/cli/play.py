@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escoba.cli.main import UsageError
+from escoba.game.seats import dealer_for
 
 # What typing a card alone does: one wording for --help, the in-game '?' and the docs.
 LONE_CARD = (
@@ -139,8 +140,8 @@ def read_move(hand: Any, text: str, names: Sequence[str] | None = None) -> Any:
 
     Raises `EntryError` with a one-line reason; never changes `hand`.
     """
-    from escoba.engine.hand import Move
     from escoba.errors import NotationError
+    from escoba.game.moves import Move
     from escoba.notation import parse_move
 
     deck = hand.rules.deck
@@ -223,7 +224,7 @@ class Game:
         # ASCII names where the output cannot show a suit (cp1252, as with Windows redirection).
         plain = deck.code if ascii or not can_show(out, "".join(deck.suit_symbols)) else deck.text
         self.names = [self.paint.card(name, _suit_symbol(deck, c)) for c, name in enumerate(plain)]
-        self.first_dealer = (-rules.leader_offset) % players
+        self.first_dealer = dealer_for(0, rules.leader_offset, players)
         self.played: list[tuple[Any, list[str]]] = []  # each hand dealt and the moves made in it (canonical text)
         # The first dealer is chosen so that the person leads the first hand.
         self.match = Match(

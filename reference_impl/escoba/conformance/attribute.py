@@ -43,7 +43,7 @@ COMMON: dict[str, str] = {
 def _kinds_alternatives(rules: Any) -> list[tuple[str, Any]]:
     """Other readings of what a card may take, as (feature value, rules): Escoba's sum alone,
     and the ruleset's own kinds without their priorities."""
-    from escoba.engine.capture import DEFAULT_KINDS, CaptureFinder
+    from escoba.game.capture import DEFAULT_KINDS, CaptureFinder
 
     own = tuple(rules.capture_kinds)
     readings = [DEFAULT_KINDS, tuple((total, "none") for total, _ in own)]

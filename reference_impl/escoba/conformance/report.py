@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from escoba import __version__
 from escoba.conformance.compare import format_event, format_value
 from escoba.conformance.runner import OUTCOMES, CaseResult, RunReport
+from escoba.version import __version__
 
 _LABEL = {
     "pass": "PASS",

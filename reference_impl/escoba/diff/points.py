@@ -225,8 +225,8 @@ class _Meanings:
 
     def card(self, text: Any) -> tuple[str, str] | str:
         """A holder card as (rank id, suit id): `7 oros`, `7♦` and `7o` are one card."""
-        from escoba.engine.cards import Deck
         from escoba.errors import NotationError
+        from escoba.game.cards import Deck
 
         if self._deck is None:
             self._deck = Deck.from_section(self.doc["deck"])
@@ -240,8 +240,8 @@ class _Meanings:
         return (deck.rank_ids[deck.rank[c]], deck.suit_ids[deck.suit[c]])
 
     def card_text(self, text: Any) -> str:
-        from escoba.engine.cards import Deck
         from escoba.errors import NotationError
+        from escoba.game.cards import Deck
 
         if self._deck is None:
             self._deck = Deck.from_section(self.doc["deck"])

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from escoba.engine.deal import Deal, deal_plan, order_for
-from escoba.engine.hand import DeckError, Hand, Move
+from escoba.engine.hand import DeckError, Hand
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.errors import EscobaError, IllegalMoveError
+from escoba.game.moves import Move
+from escoba.game.seats import leader, next_seat
 from escoba.rules.compile import Rules
 
 MAX_EXAMPLES = 5  # failed replays quoted per reason
@@ -76,8 +78,8 @@ def play_equivalent(a: Rules, b: Rules, players: int) -> bool:
     if players not in b.player_counts:
         return False
     same_seats = all(
-        (d + a.leader_offset) % players == (d + b.leader_offset) % players
-        and (d + a.direction) % players == (d + b.direction) % players
+        leader(d, a.leader_offset, players) == leader(d, b.leader_offset, players)
+        and next_seat(d, a.direction, players) == next_seat(d, b.direction, players)
         for d in range(players)
     )
     return (

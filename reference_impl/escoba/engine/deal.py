@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from escoba.errors import EscobaError
+from escoba.game import seats
 from escoba.rules.compile import Rules
 
 TABLE, ROUND = "table", "round"
@@ -34,14 +35,13 @@ class Deal:
 
 def leader(rules: Rules, players: int, dealer: int) -> int:
     """The seat that leads (and is dealt to first)."""
-    return (dealer + rules.leader_offset) % players
+    return seats.leader(dealer, rules.leader_offset, players)
 
 
 def dealing_order(rules: Rules, players: int, dealer: int) -> list[int]:
     """The seats in the order each round deals to them: the leader first, then in the
     direction of play."""
-    first, step = leader(rules, players, dealer), rules.direction
-    return [(first + step * i) % players for i in range(players)]
+    return seats.turn_order(leader(rules, players, dealer), rules.direction, players)
 
 
 def first_deal_steps(rules: Rules) -> tuple[str, str]:

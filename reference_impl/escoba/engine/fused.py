@@ -66,6 +66,7 @@ from escoba.engine.deal import deal_plan, leader
 from escoba.engine.hand import MAX_REDEALS, Hand, opening_of
 from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.errors import EscobaError
+from escoba.game.seats import next_seat
 from escoba.rules.compile import Category, Rules
 
 MEMO_LIMIT = 200_000  # remembered positions per ruleset; past it the memo starts again (bounded memory)
@@ -238,7 +239,7 @@ class _Table:
         self.players = players
         self.dealer = dealer
         self.leader = leader(rules, players, dealer)
-        self.next = [(s + rules.direction) % players for s in range(players)]
+        self.next = [next_seat(s, rules.direction, players) for s in range(players)]
         # The deal convention, applied once to the identity order: positions, not cards.
         size = len(rules.deck)
         plan = deal_plan(rules, players, dealer, range(size))

@@ -13,24 +13,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
 
 from escoba.engine.deal import TABLE, deal_round, dealing_order, first_deal_steps, leader
 from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.engine.scoring import CategoryScore, score_hand
-from escoba.engine.view import View, view_of
+from escoba.engine.view import View
 from escoba.errors import EscobaError, IllegalMoveError
+from escoba.game.moves import Move, Refusal, refusal
+from escoba.game.seats import next_holding
 from escoba.rules.compile import Rules
 
 MAX_REDEALS = 64
 _NONE: list[tuple[int, ...]] = []  # no capture: shared, never mutated
-
-
-class Move(NamedTuple):
-    """Play `card`; take the table cards in `take` (empty: the card stays on the table)."""
-
-    card: int
-    take: tuple[int, ...] = ()
 
 
 class DeckError(EscobaError):
@@ -238,30 +232,14 @@ class Hand:
 
     def why_illegal(self, move: Move) -> str | None:
         """The rule a move breaks, in words; None if the move is legal."""
-        if self.to_play is None:
-            return "the hand is over"
-        deck, card, take = self.rules.deck, move.card, tuple(move.take)
-        if card not in self.hands[self.to_play]:
-            return f"{deck.text[card]} is not in the hand of seat {self.to_play}"
-        if len(set(take)) != len(take):
-            return "a card is named twice in the capture"
-        for c in take:
-            if c not in self.table:
-                return f"{deck.text[c]} is not on the table"
-        if take and not self.rules.finder.fits(card, take):
-            return _wrong_sum(self.rules, card, take)
-        if take and tuple(sorted(take)) not in self.rules.finder.captures(card, self.table):
-            return _priority(self.rules, card, take, self.rules.finder.captures(card, self.table))
-        if not take:
-            own = self.rules.finder.captures(card, self.table)
-            if own and self.rules.compulsory in ("card", "hand"):
-                return f"capture is compulsory: {deck.text[card]} can take {_texts(deck, own[0])}"
-            if self.rules.compulsory == "hand":
-                for other in sorted(self.hands[self.to_play]):
-                    found = self.rules.finder.captures(other, self.table)
-                    if found:
-                        return f"capture is compulsory: {deck.text[other]} can take {_texts(deck, found[0])}"
-        return None
+        found = self.refusal(move)
+        return found.words if found is not None else None
+
+    def refusal(self, move: Move) -> Refusal | None:
+        """The rule a move breaks (its code and words, `escoba.game.moves`); None if legal."""
+        seat = self.to_play
+        held = self.hands[seat] if seat is not None else None
+        return refusal(move, held, self.table, self.rules.finder, self.rules.compulsory, self.rules.deck, seat)
 
     def apply(self, move: Move | tuple) -> list[dict]:
         """Play a move; return the events it caused. An illegal move changes nothing."""
@@ -325,17 +303,13 @@ class Hand:
         return side_histories(self.captures, last)
 
     def _advance(self, seat: int) -> None:
-        hands, n, step = self.hands, self.players, self.rules.direction
+        hands, step = self.hands, self.rules.direction
         if any(hands):
-            nxt = (seat + step) % n
-            while not hands[nxt]:  # only a short last round leaves someone without cards
-                nxt = (nxt + step) % n
-            self.to_play = nxt
+            self.to_play = next_holding(seat, step, hands)
         elif self._next < len(self._stock):
             self._deal_round()
-            self.to_play = self.leader
-            if not hands[self.leader]:
-                self._advance((self.leader - step) % n)
+            hands = self.hands
+            self.to_play = self.leader if hands[self.leader] else next_holding(self.leader, step, hands)
         else:
             self._finish()
 
@@ -497,12 +471,73 @@ class Hand:
     # ------------------------------------------------------------------ what a seat knows
     def view(self, seat: int) -> View:
         """The information state of `seat`: what that seat may know (`escoba.engine.view`)."""
-        return view_of(self, seat)
+        if not 0 <= seat < self.players:
+            raise EscobaError(f"seat must be from 0 to {self.players - 1}, got {seat}")
+        open_hands = self.rules.open_hands
+        return View(
+            rules=self.rules,
+            players=self.players,
+            seat=seat,
+            dealer=self.dealer,
+            to_play=self.to_play,
+            hands=tuple(tuple(sorted(h)) if s == seat or open_hands else None for s, h in enumerate(self.hands)),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            table=tuple(sorted(self.table)),
+            piles=tuple(tuple(sorted(p)) for p in self.piles),
+            escobas=tuple(self.escobas),
+            set_aside=tuple(sorted(self.set_aside)),
+            stock_size=self.stock_size,
+            last_capturer=self.last_capturer,
+            plays=self.plays,
+            points=None if self.points is None else tuple(self.points),
+            round=self.round,
+            captures=None if self.captures is None else tuple(tuple(mine) for mine in self.captures),
+        )
 
     def determinize(self, seat: int, rng: random.Random, *, record: bool = False) -> Hand:
         """A full hand consistent with what `seat` knows, the cards it cannot see dealt at
         random (each such deal equally likely)."""
-        return view_of(self, seat).determinize(rng, record=record)
+        return self.from_view(self.view(seat), rng, record=record)
+
+    @classmethod
+    def from_view(cls, view: View, rng: random.Random, *, record: bool = False) -> Hand:
+        """A full hand that agrees with `view`, the unseen cards dealt uniformly at random:
+        into each hidden hand (keeping its size), the rest into the stock in a random order."""
+        hidden = list(view.unseen)
+        rng.shuffle(hidden)
+        hands: list[list[int]] = []
+        pos = 0
+        for seat, cards in enumerate(view.hands):
+            if cards is not None:
+                hands.append(list(cards))
+            else:
+                size = view.hand_sizes[seat]
+                hands.append(hidden[pos : pos + size])
+                pos += size
+        stock = hidden[pos:]
+        if len(stock) != view.stock_size:  # a view built by hand that does not add up
+            raise EscobaError(
+                f"the view does not add up: {len(hidden)} unseen cards for hidden hands and a stock of {view.stock_size}"
+            )
+        return cls.assemble(
+            view.rules,
+            view.players,
+            view.dealer,
+            hands=hands,
+            table=list(view.table),
+            piles=[list(p) for p in view.piles],
+            escobas=list(view.escobas),
+            set_aside=list(view.set_aside),
+            stock=stock,
+            last_capturer=view.last_capturer,
+            to_play=view.to_play,
+            plays=view.plays,
+            points=None if view.points is None else list(view.points),
+            record=record,
+            round=view.round,
+            captures=None if view.captures is None else [list(mine) for mine in view.captures],
+            check=False,  # every card is placed once by construction (tests/test_view.py checks)
+        )
 
     def __deepcopy__(self, memo: dict) -> Hand:
         return self.clone()  # OpenSpiel clones a state by deep-copying its attributes
@@ -541,32 +576,6 @@ def _captures_from_json(rules: Rules, data: dict) -> list[list[Capture]] | None:
     for item in data["captures"]:
         sides[int(item["side"])].append(Capture.from_json(item, index))
     return sides
-
-
-def _texts(deck, cards: Iterable[int]) -> str:
-    return " ".join(deck.text[c] for c in cards)
-
-
-def _wrong_sum(rules: Rules, card: int, take: tuple[int, ...]) -> str:
-    """Why taken cards make no kind's sum: `7♦ 3♣ make 10, not 15` (one clause per kind)."""
-    deck = rules.deck
-    clauses = []
-    for total, _ in rules.capture_kinds:
-        if total == "target":
-            made = sum(deck.value[c] for c in (card, *take))
-            clauses.append(f"{_texts(deck, (card, *take))} make {made}, not {rules.target}")
-        else:
-            made = sum(deck.value[c] for c in take)
-            clauses.append(f"{_texts(deck, take)} make {made}, not {deck.value[card]} (the value of {deck.text[card]})")
-    return "; ".join(clauses)
-
-
-def _priority(rules: Rules, card: int, take: tuple[int, ...], allowed: list[tuple[int, ...]]) -> str:
-    """Why a capture that makes its sum is still refused: a kind's priority (capture.kinds)."""
-    deck = rules.deck
-    fewest = min(allowed, key=len)
-    rule = "a single card first" if any(p == "single_card" for _, p in rules.capture_kinds) else "the fewest cards"
-    return f"{deck.text[card]} must take {rule}: it can take {_texts(deck, fewest)}, not {_texts(deck, take)}"
 
 
 def _deck_problem(rules: Rules, order: Sequence[int]) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from escoba.engine.hand import Hand, shuffled_decks
 from escoba.errors import EscobaError
+from escoba.game.seats import next_dealer
 from escoba.rules.compile import Rules
 
 MAX_HANDS = 1000  # a match that runs this long has a rule that never lets it end
@@ -57,7 +58,7 @@ class Match:
         if self.hands_played >= MAX_HANDS:
             raise EscobaError(f"no winner after {MAX_HANDS} hands")
         if self.hand is not None:
-            self.dealer = (self.dealer + self.rules.next_dealer_offset) % self.players
+            self.dealer = next_dealer(self.dealer, self.rules.next_dealer_offset, self.players)
         self.hand = self.hand_class(self.rules, self.players, self.dealer, self._decks, record=self.record)
         return self.hand
 

@@ -133,7 +133,7 @@ def search(
             child = children[first]
         k = child.visits
         while len(worlds) <= k:
-            worlds.append(view.determinize(rng))
+            worlds.append(Hand.from_view(view, rng))
         state = worlds[k].clone()
         stock = state.stock_size
         state.apply(first)

@@ -19,8 +19,8 @@ score the hand's history (`Rules.needs_history`: escobas made with a seven, a po
 last capture): the captures made so far, public to every seat, are then part of the view, since
 the score depends on them.
 
-`determinize(rng)` deals the unseen cards at random into the hidden hands (with their sizes)
-and the stock: a full `Hand` that agrees with the view, every such deal equally likely. It
+`Hand.from_view(view, rng)` deals the unseen cards at random into the hidden hands (with their
+sizes) and the stock: a full `Hand` that agrees with the view, every such deal equally likely. It
 does not reason about what an opponent's past choices reveal (under compulsory capture a
 placed card says that the placer could not capture with it); the hidden cards are uniform
 given the view.
@@ -29,16 +29,13 @@ given the view.
 from __future__ import annotations
 
 import json
-import random
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from escoba.engine.history import Capture
-from escoba.errors import EscobaError
 
 if TYPE_CHECKING:
-    from escoba.engine.hand import Hand
     from escoba.rules.compile import Rules
 
 
@@ -124,70 +121,3 @@ class View:
         any process, so it can name a node of a search tree or an OpenSpiel observation.
         """
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-    def determinize(self, rng: random.Random, *, record: bool = False) -> Hand:
-        """A full hand that agrees with this view, the unseen cards dealt uniformly at random:
-        into each hidden hand (keeping its size), the rest into the stock in a random order."""
-        from escoba.engine.hand import Hand
-
-        hidden = list(self.unseen)
-        rng.shuffle(hidden)
-        hands: list[list[int]] = []
-        pos = 0
-        for seat, cards in enumerate(self.hands):
-            if cards is not None:
-                hands.append(list(cards))
-            else:
-                size = self.hand_sizes[seat]
-                hands.append(hidden[pos : pos + size])
-                pos += size
-        stock = hidden[pos:]
-        if len(stock) != self.stock_size:  # a view built by hand that does not add up
-            raise EscobaError(
-                f"the view does not add up: {len(hidden)} unseen cards for hidden hands and a stock of {self.stock_size}"
-            )
-        return Hand.assemble(
-            self.rules,
-            self.players,
-            self.dealer,
-            hands=hands,
-            table=list(self.table),
-            piles=[list(p) for p in self.piles],
-            escobas=list(self.escobas),
-            set_aside=list(self.set_aside),
-            stock=stock,
-            last_capturer=self.last_capturer,
-            to_play=self.to_play,
-            plays=self.plays,
-            points=None if self.points is None else list(self.points),
-            record=record,
-            round=self.round,
-            captures=None if self.captures is None else [list(mine) for mine in self.captures],
-            check=False,  # every card is placed once by construction (tests/test_view.py checks)
-        )
-
-
-def view_of(hand: Hand, seat: int) -> View:
-    """The view of `seat` on `hand` (`Hand.view(seat)` calls this)."""
-    if not 0 <= seat < hand.players:
-        raise EscobaError(f"seat must be from 0 to {hand.players - 1}, got {seat}")
-    open_hands = hand.rules.open_hands
-    return View(
-        rules=hand.rules,
-        players=hand.players,
-        seat=seat,
-        dealer=hand.dealer,
-        to_play=hand.to_play,
-        hands=tuple(tuple(sorted(h)) if s == seat or open_hands else None for s, h in enumerate(hand.hands)),
-        hand_sizes=tuple(len(h) for h in hand.hands),
-        table=tuple(sorted(hand.table)),
-        piles=tuple(tuple(sorted(p)) for p in hand.piles),
-        escobas=tuple(hand.escobas),
-        set_aside=tuple(sorted(hand.set_aside)),
-        stock_size=hand.stock_size,
-        last_capturer=hand.last_capturer,
-        plays=hand.plays,
-        points=None if hand.points is None else tuple(hand.points),
-        round=hand.round,
-        captures=None if hand.captures is None else tuple(tuple(mine) for mine in hand.captures),
-    )

@@ -26,9 +26,10 @@ from typing import Any
 
 from escoba.engine.arrange import arrange_deck
 from escoba.engine.bots import greedy_bot
-from escoba.engine.hand import Hand, Move, shuffled_decks
+from escoba.engine.hand import Hand, shuffled_decks
 from escoba.engine.match import Match
 from escoba.errors import EscobaError
+from escoba.game.moves import Move
 from escoba.rules.compile import Rules
 from escoba.transcript.case import FORMAT
 

@@ -36,6 +36,7 @@ from escoba.engine.arrange import arrange_deck
 from escoba.engine.hand import Hand
 from escoba.errors import EscobaError
 from escoba.explore.harness import Harness, case_length, describe, fill_case, signature
+from escoba.game.seats import dealer_for, turn_order
 
 BUDGET = 60  # candidate cases run on the engine
 FILL_BUDGET = 400  # candidate cases built (each is played by the reference engine)
@@ -334,7 +335,7 @@ class _Shrinker:
         size = rules.hand_size
         seat = hand.to_play
         assert seat is not None
-        order_from_mover = [(seat + rules.direction * i) % hand.players for i in range(hand.players)][:players]
+        order_from_mover = turn_order(seat, rules.direction, hand.players)[:players]
         pool = [c for c in hand.stock if c not in table]
         held: list[list[int]] = []
         for s in order_from_mover:
@@ -344,10 +345,10 @@ class _Shrinker:
             held.append(cards)
         # Seat the mover as the leader: the dealer sits `leader_offset` before it.
         mover = 0
-        dealer = (mover - rules.leader_offset) % players
+        dealer = dealer_for(mover, rules.leader_offset, players)
         by_seat: list[list[int]] = [[] for _ in range(players)]
-        for i, cards in enumerate(held):
-            by_seat[(mover + rules.direction * i) % players] = cards
+        for seat_, cards in zip(turn_order(mover, rules.direction, players), held):
+            by_seat[seat_] = cards
         try:
             order = arrange_deck(rules, players, dealer, table, [by_seat], pool)
         except EscobaError:

@@ -31,9 +31,9 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from escoba.engine.cards import Deck
-from escoba.engine.hand import Move
 from escoba.errors import NotationError
+from escoba.game.cards import Deck
+from escoba.game.moves import Move
 
 __all__ = [
     "MAX_LENGTH",

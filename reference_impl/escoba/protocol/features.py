@@ -191,8 +191,8 @@ def award_value(award: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
 
         return f"more-than-{_number(_Meanings(doc).bound(award.get('more_than')))}"
     if policy == "holder":
-        from escoba.engine.cards import Deck
         from escoba.errors import NotationError
+        from escoba.game.cards import Deck
 
         deck = Deck.from_section(doc["deck"])
         try:

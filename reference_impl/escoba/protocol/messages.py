@@ -22,6 +22,7 @@ from itertools import repeat
 from typing import Any, ClassVar
 
 from escoba.errors import ProtocolError
+from escoba.game.moves import REASONS
 from escoba.inputs import strict_json
 from escoba.memo import ByIdentity
 
@@ -29,7 +30,6 @@ PROTOCOL_VERSION = 1
 MAX_LINE = 1 << 20  # 1 MiB: the biggest honest reply (a `state` or a long event list) is ~10 KiB
 
 #: why a move is illegal (`error.reason` of an `illegal_move` error)
-REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "priority", "compulsory", "hand_over", "malformed")
 #: `error.kind` values an engine may answer with
 ERROR_KINDS = (
     "bad_json",  # the request line is not a JSON object

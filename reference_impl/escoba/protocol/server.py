@@ -18,10 +18,10 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
-from escoba import __version__
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.match import Match
 from escoba.errors import EscobaError, NotationError, one_line
+from escoba.game.moves import Move
 from escoba.inputs import strict_json
 from escoba.notation import move_from_wire
 from escoba.outputs import StdoutError
@@ -29,7 +29,7 @@ from escoba.protocol.features import reference_features
 from escoba.protocol.messages import PROTOCOL_VERSION, error, ok
 from escoba.rules import check_document
 from escoba.rules.compile import Rules, compile_rules
-from escoba.transcript.record import reason_class
+from escoba.version import __version__
 
 
 class Refused(Exception):
@@ -131,7 +131,9 @@ class ReferenceEngine:
         hand = self._playing()
         move = self._move(request.get("move"))
         if move not in hand.legal_moves():
-            raise Refused("illegal_move", hand.why_illegal(move) or "not a legal move here", reason_class(hand, move))
+            found = hand.refusal(move)
+            reason, words = found if found is not None else ("compulsory", "not a legal move here")
+            raise Refused("illegal_move", words, reason)
         return {"events": self.play_events(hand, move)}
 
     def _cmd_state(self, request: Mapping[str, Any]) -> dict:

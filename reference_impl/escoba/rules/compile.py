@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, cast
 
-from escoba.engine.capture import DEFAULT_KINDS, CaptureFinder, Kind
-from escoba.engine.cards import Deck
+from escoba.game import seats
+from escoba.game.capture import DEFAULT_KINDS, CaptureFinder, Kind
+from escoba.game.cards import Deck
 from escoba.outputs import register_suits
 from escoba.rules.expr import compile_expression, env_from_deck
 from escoba.rules.frozen import freeze
@@ -99,11 +100,7 @@ class Rules:
 
     def side_of(self, players: int) -> list[int]:
         """The side of each seat at this table."""
-        side_of = [0] * players
-        for side, seats in enumerate(self.sides(players)):
-            for seat in seats:
-                side_of[seat] = side
-        return side_of
+        return seats.side_of(self.sides(players), players)
 
 
 _from_documents: dict[str, Rules] = {}

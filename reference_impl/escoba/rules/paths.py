@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import namedtuple
 from collections.abc import Iterable, Mapping
 
 from escoba.errors import Location, one_line
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_BREAK = re.compile(r"\r\n?|\n")  # the line breaks of editors
 
 TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
 if TYPE_CHECKING:
@@ -66,3 +68,14 @@ def locate(positions: Mapping[str, Pos], parts: Iterable[str | int], *, key: boo
                 return Location(pos.file, pos.key_line, pos.key_column, shown)
             return Location(pos.file, pos.line, pos.column, shown)
     return Location("<unknown>", 0, 0, shown)
+
+
+class Lines:
+    """Character offsets into a text → (line, column), both 1-based, as an editor counts them."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [match.end() for match in _BREAK.finditer(text)]
+
+    def position(self, index: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from escoba.errors import Problem, quoted
+from escoba.errors import NotationError, Problem, quoted
+from escoba.game.cards import Deck
 from escoba.rules import registry
 from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.rules.paths import locate
@@ -243,12 +244,16 @@ class _Checker:
             env = env_from_deck(deck, self.doc.get("values") or {})
         except Exception:  # pragma: no cover - a deck that passed the schema always builds
             env = None
+        try:
+            cards: Deck | None = Deck.from_section(deck)
+        except ValueError:  # a scoring suit that is no suit: the deck's own check says so
+            cards = None
         for i, category in enumerate(self.doc["scoring"]["categories"]):
             here = ("scoring", "categories", i)
             award = category["award"]
             policy = award["policy"]
             if policy == "holder":
-                if _card(award["card"], deck) is None:
+                if cards is not None and not _names_card(cards, award["card"]):
                     self.problem(here + ("award", "card"), f"no card '{award['card']}' in the deck")
             elif env is not None and "measure" in category:
                 self.expression(category["measure"], here + ("measure",), env, "side", _MEASURE_KIND[policy], policy)
@@ -359,38 +364,13 @@ def _rank_forms(deck: dict[str, Any]) -> dict[str, str]:
     return forms
 
 
-def _card(text: str, deck: dict[str, Any]) -> int | None:
-    """Index of a card written as '7 oros' (or '7 de oros', '7 of oros'), '7♦' or '7d'; else None."""
-    suits, ranks = deck["suits"], deck["ranks"]
-    rank_of = _rank_forms(deck)
-    rank_of.update({r["name"].lower(): r["id"] for r in ranks if r["name"].lower() not in rank_of})
-    suit_short: dict[str, str] = {}
-    for suit in suits:
-        for name in [suit["symbol"], suit["ascii"], *(suit.get("aliases") or [])]:
-            suit_short.setdefault(name, suit["id"])
-    suit_long = {s["id"]: s["id"] for s in suits} | {s["name"].lower(): s["id"] for s in suits}
-    rank_index = {r["id"]: i for i, r in enumerate(ranks)}
-    suit_index = {s["id"]: i for i, s in enumerate(suits)}
-    text = text.strip()
-    jokers = deck.get("jokers") or 0
-    joker = re.fullmatch(r"X([12])", text)
-    if joker:
-        n = int(joker.group(1))
-        return len(suits) * len(ranks) + n - 1 if n <= jokers else None
-    words = text.split()
-    if len(words) == 3 and words[1].lower() in ("de", "of"):
-        words = [words[0], words[2]]
-    if len(words) == 2:
-        rank = rank_of.get(words[0]) or rank_of.get(words[0].lower())
-        suit = suit_long.get(words[1]) or suit_long.get(words[1].lower()) or suit_short.get(words[1])
-        if rank is not None and suit is not None:
-            return suit_index[suit] * len(ranks) + rank_index[rank]
-        return None
-    for cut in range(1, len(text)):
-        rank, suit = rank_of.get(text[:cut]), suit_short.get(text[cut:])
-        if rank is not None and suit is not None:
-            return suit_index[suit] * len(ranks) + rank_index[rank]
-    return None
+def _names_card(deck: Deck, text: Any) -> bool:
+    """Does `text` name a card of `deck`, in any spelling `Deck.card` accepts?"""
+    try:
+        deck.card(str(text))
+    except NotationError:
+        return False
+    return True
 
 
 @cache

@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - another Python implementation
     from hashlib import blake2b
 
 from escoba.cachedir import cache_file, folder_files, write_whole
+from escoba.version import __version__
 
 PREFIX = "valid-"
 JUDGES_KEPT = 4  # fingerprints whose files are kept (the current one and the 3 written to last)
@@ -157,7 +158,6 @@ def _recent_judges(judged: str, verdict_files: list[str]) -> set[str]:
 
 def _judges() -> str:
     """A fingerprint of the code and data that judge a document (see the module's docstring)."""
-    import escoba
     from escoba.data import schemas_dir, sources_dir
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -168,7 +168,7 @@ def _judges() -> str:
         spec = find_spec(package)
         if spec is not None and spec.origin:
             paths.append(spec.origin)
-    h = blake2b(f"{sys.version}\0{escoba.__version__}\0".encode(), digest_size=12)
+    h = blake2b(f"{sys.version}\0{__version__}\0".encode(), digest_size=12)
     for path in paths:
         try:
             st = os.stat(path)

@@ -9,37 +9,26 @@ that YAML 1.1 reads as something else than YAML 1.2 does (`no`, `on`, `010`, `1:
 Positions are keyed by JSON path (`$.scoring.categories[2].award`); see `paths.py`. They are
 given as an editor shows them: lines end at LF, CRLF or CR only, and columns count characters.
 The parser's own line numbers also break lines at NEL, U+2028 and U+2029, which no editor does,
-so where a text has those, positions come from the parser's character index (see `_Lines`).
+so where a text has those, positions come from the parser's character index (see `paths.Lines`).
 """
 
 from __future__ import annotations
 
 import marshal
-import re
-from bisect import bisect_right
 from collections.abc import Callable
 from pathlib import Path
 
 from escoba.errors import Location, Problem, RulesetError
 from escoba.inputs import Unreadable, read_file
 from escoba.record import Record
-from escoba.rules.paths import Pos
+from escoba.rules.limits import BOM, MAX_BYTES
+from escoba.rules.paths import Lines, Pos
 from escoba.rules.verdicts import PARSED, keep, kept
 
 TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_BYTES = 1024 * 1024
-MAX_DEPTH = 64
-MAX_NODES = 100_000
-# Text after expanding aliases: an alias of a long string counts as that string again, so a
-# small file cannot grow into gigabytes of values (and of messages quoting them).
-MAX_CHARS = 4 * MAX_BYTES
-MAX_DIGITS = 15  # a number in a ruleset counts cards and points; 16 digits is no longer exact in a float
-
-_BOM = "\ufeff"
-_BREAK = re.compile(r"\r\n?|\n")  # the line breaks of editors
 
 
 class Document(Record):
@@ -103,18 +92,7 @@ def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
     before = raw[:offset].decode("utf-8", errors="replace")
     if raw.startswith(b"\xef\xbb\xbf"):
         before = before[1:]  # the byte-order mark that decoding as utf-8-sig drops
-    return _Lines(before).position(len(before))
-
-
-class _Lines:
-    """Character offsets into a text → (line, column), both 1-based, as an editor counts them."""
-
-    def __init__(self, text: str):
-        self.starts = [0] + [match.end() for match in _BREAK.finditer(text)]
-
-    def position(self, index: int) -> tuple[int, int]:
-        line = bisect_right(self.starts, index)
-        return line, index - self.starts[line - 1] + 1
+    return Lines(before).position(len(before))
 
 
 def load_file(path: Path, file: str | None = None) -> Document:
@@ -140,7 +118,7 @@ def load_file(path: Path, file: str | None = None) -> Document:
 
 def load_text(text: str, file: str = "<string>", path: Path | None = None) -> Document:
     """Parse YAML text into a Document whose data is a mapping with string keys."""
-    if text.startswith(_BOM):
+    if text.startswith(BOM):
         # A byte-order mark says how the file is encoded and is no character of it (as when
         # read_text decodes it as utf-8-sig); positions count from what follows.
         text = text[1:]

@@ -24,8 +24,8 @@ from yaml.events import (
 )
 
 from escoba.errors import Location, Problem, quoted
-from escoba.rules.paths import Pos, child_path, item_path
-from escoba.rules.yamlload import _BOM, MAX_CHARS, MAX_DEPTH, MAX_DIGITS, MAX_NODES, _Lines
+from escoba.rules.limits import BOM, MAX_CHARS, MAX_DEPTH, MAX_DIGITS, MAX_NODES
+from escoba.rules.paths import Lines, Pos, child_path, item_path
 
 try:  # libyaml is ten times faster; the pure-Python parser gives the same events
     from yaml import CSafeLoader as _Loader
@@ -53,7 +53,7 @@ _RESOLVER = yaml.resolver.Resolver()
 def _first_index_after_bom() -> int:
     """Where the parser says the character after a leading U+FEFF is: libyaml takes it as a
     byte-order mark and does not count it (0), the pure-Python parser counts it (1)."""
-    loader = _Loader(_BOM + "a")
+    loader = _Loader(BOM + "a")
     while not isinstance(event := loader.get_event(), ScalarEvent):
         pass
     assert event.start_mark is not None  # the loader always marks its events
@@ -73,13 +73,13 @@ class _Composer:
         self.loader: Any = None  # made in run(): the pure-Python parser checks the characters at once
         self.text = text
         self.file = file
-        self._lines: _Lines | None = None
+        self._lines: Lines | None = None
         # libyaml does not count a (second) leading U+FEFF that an editor shows as a character.
-        self.shift = _BOM_SHIFT if text.startswith(_BOM) else 0
+        self.shift = _BOM_SHIFT if text.startswith(BOM) else 0
         # With LF line breaks only and no leading U+FEFF (which neither parser counts in its
         # column), the parser's line and column are the editor's, but past the last line, where
         # libyaml ends a text with no final line break on a line of its own.
-        self.same_lines = not text.startswith(_BOM) and not any(c in text for c in "\r\x85\u2028\u2029")
+        self.same_lines = not text.startswith(BOM) and not any(c in text for c in "\r\x85\u2028\u2029")
         self.last_line = text.count("\n")  # 0-based, as the parser counts
         self.problems: list[Problem] = []
         self.positions: dict[str, Pos] = {}
@@ -96,9 +96,9 @@ class _Composer:
         return self.lines.position(mark.index + self.shift)
 
     @property
-    def lines(self) -> _Lines:
+    def lines(self) -> Lines:
         if self._lines is None:
-            self._lines = _Lines(self.text)
+            self._lines = Lines(self.text)
         return self._lines
 
     def problem(self, mark: Any, path: str, message: str) -> None:

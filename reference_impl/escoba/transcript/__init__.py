@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from escoba.transcript.case import (
     FORMAT,
-    REASONS,
     Case,
     HandSpec,
     Perft,
@@ -26,7 +25,6 @@ from escoba.transcript.case import (
 
 __all__ = [
     "FORMAT",
-    "REASONS",
     "Case",
     "HandSpec",
     "Perft",

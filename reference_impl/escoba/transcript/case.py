@@ -45,7 +45,6 @@ FORMAT = 2  # the newest case format this escoba understands
 # What format 2 added (a case that uses none of it may stay format 1): probes among the moves,
 # the `rejected` and `state` events they cause, and pins that say where their event is (`at`).
 KINDS = ("game", "probe", "perft")
-REASONS = ("not_in_hand", "not_on_table", "wrong_sum", "priority", "compulsory", "hand_over", "malformed")
 MAX_FILE_BYTES = 2_000_000  # one case is a few dozen kilobytes; anything near this is not a case
 
 

@@ -24,9 +24,10 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
 from escoba.engine.match import Match
 from escoba.errors import EscobaError, IllegalMoveError, NotationError
+from escoba.game.moves import Move
 
 
 class ReplayError(EscobaError):
@@ -201,23 +202,15 @@ def probe_reason(hand: Hand, move: str | Mapping[str, Any]) -> tuple[str | None,
         return "hand_over", "the hand is over"
     if parsed in hand.legal_moves():
         return None, ""
-    why = hand.why_illegal(parsed) or "not a legal move here"
-    return reason_class(hand, parsed), why
+    found = hand.refusal(parsed)
+    return (found.reason, found.words) if found is not None else ("compulsory", "not a legal move here")
 
 
 def reason_class(hand: Hand, move: Move) -> str:
-    """Which rule an illegal move breaks, checked in the order a player would notice."""
-    if hand.is_over:
-        return "hand_over"
-    assert hand.to_play is not None
-    if move.card not in hand.hands[hand.to_play]:
-        return "not_in_hand"
-    if any(c not in hand.table for c in move.take):
-        return "not_on_table"
-    if move.take:
-        # Cards that make a kind's sum but that a priority rule (capture.kinds) keeps back.
-        return "priority" if hand.rules.finder.fits(move.card, move.take) else "wrong_sum"
-    return "compulsory"
+    """Which rule an illegal move breaks (`escoba.game.moves`: checked in the order a player
+    would notice)."""
+    found = hand.refusal(move)
+    return found.reason if found is not None else "compulsory"
 
 
 def expected_events(case) -> list[dict]:

@@ -32,8 +32,9 @@ from typing import Any
 
 from escoba.engine.arrange import arrange_deck
 from escoba.engine.bots import BOTS
-from escoba.engine.hand import Hand, Move, shuffled_decks
+from escoba.engine.hand import Hand, shuffled_decks
 from escoba.engine.match import Match
+from escoba.game.moves import Move
 from escoba.transcript.case import FORMAT
 from escoba.transcript.record import legal_event
 

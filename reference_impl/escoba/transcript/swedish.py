@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from escoba.engine.arrange import arrange_deck
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
+from escoba.game.moves import Move
 
 YOU, ADA = 0, 1
 PLAYERS, DEALER = 2, ADA
