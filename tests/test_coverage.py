@@ -9,7 +9,7 @@ from functools import cache
 
 import escoba
 from escoba.conformance.runner import Entry, Runner, collect
-from escoba.diff.points import extract
+from escoba.rules.points import positions
 from escoba.protocol.client import InProcessSession
 from escoba.protocol.server import ReferenceEngine
 from escoba.rules import bundled_ids, load_resolved
@@ -38,7 +38,7 @@ def entries() -> tuple[Entry, ...]:
 
 
 def meanings(doc) -> dict:  # type: ignore[no-untyped-def]
-    return {p.key: p.meaning for p in extract(doc)}
+    return {p.key: p.meaning for p in positions(doc)}
 
 
 def group(key: str) -> str:

@@ -9,20 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from escoba.diff.points import SECTION_SPECS, extract
 from escoba.protocol.features import (
     LEGACY,
-    RULES,
     Declared,
     features_markdown,
     legacy_markdown,
     point_of,
     reference_features,
     required_features,
-    rule_for,
     ruleset_features,
 )
 from escoba.rules import bundled_ids, load_resolved
+from escoba.rules.points import positions
 from escoba.transcript.case import load_cases
 
 DOCS = Path(__file__).parent.parent / "docs"
@@ -35,27 +33,17 @@ def cases() -> dict:
 
 @pytest.mark.parametrize("ruleset", bundled_ids())
 def test_every_rule_point_of_every_bundled_ruleset_has_features(ruleset):
-    """Each point of the rules matrix maps to a feature rule giving at least one feature with an
-    explicit value (a category: its award's); a new point without one fails here."""
+    """Each position of each bundled ruleset gives at least one feature with an explicit value
+    (a category: its award's); a new point without a feature value fails here."""
     doc = load_resolved(ruleset).doc
     features = ruleset_features(doc, 2)
-    for point in extract(doc):
-        rule = rule_for(point.key)
-        assert rule is not None, f"{ruleset}: the rule point {point.key} has no feature rule (protocol/features.py RULES)"
+    for point in positions(doc):
         named = point.key.removesuffix(".award") if point.key.endswith(".award") else point.key
-        if rule.point == "scoring.*":
+        if point.rule.key == "scoring.*":
             named = f"{point.key}.award"
         mine = [f for f in features if point_of(f) in (point.key, named)]
         assert mine, f"{ruleset}: {point.key} gives no feature"
         assert all(":" in f and not f.endswith(":") for f in mine)
-
-
-def test_every_fixed_point_has_a_rule_and_every_rule_a_point():
-    """The table and the rules matrix's list of points are the same list: no point missing, no rule stale."""
-    keys = {f"{s.section}.{s.key}" for s in SECTION_SPECS}
-    assert all(rule_for(k) is not None for k in keys)
-    dynamic = {"scoring.*", "scoring.*.award", "scoring.*.measure", "scoring.*.points", "values.*"}
-    assert {r.point for r in RULES} == keys | dynamic
 
 
 def test_features_name_their_point():

@@ -137,9 +137,8 @@ def test_every_bundled_ruleset_plays_the_same_hands_both_ways():
 def test_every_bundled_ruleset_runs_fused():
     """No bundled ruleset falls back to Hand today (the list of those that would is printed).
 
-    A new rule field makes every ruleset fall back until `escoba.engine.fused.FIELDS` says which
-    of its values the fused loop implements (usually only the value that changes nothing):
-    docs/architecture.md, "Adding a rule point"."""
+    A new rule point is played fused at its default only, until its `fast_path` says which of
+    its values the fused loop plays: docs/architecture.md, "Adding a rule point"."""
     reasons = {rid: fallback_reason(escoba.load_ruleset(rid)) for rid in bundled_ids()}
     print("\n".join(f"falls back: {rid}: {why}" for rid, why in reasons.items() if why))
     assert {rid: why for rid, why in reasons.items() if why} == {}
@@ -199,23 +198,42 @@ def test_fused_scoring_equals_score_category_on_random_piles(ruleset):
 
 
 # --------------------------------------------------------------------------- falling back
-def test_an_unknown_rule_field_falls_back_with_a_reason(monkeypatch):
-    """A Rules field the fused path does not list (a rule point added later) sends the ruleset to
-    Hand, and the reason names the field; simulate then gives Hand's numbers, the same."""
-    rules = escoba.load_ruleset("base")
+def test_a_rule_point_the_loop_does_not_play_falls_back_away_from_its_default(monkeypatch):
+    """A rule point that does not say which values the fused loop plays (a point added later:
+    `fast_path` left out) is played fused only at its default; a ruleset that sets it otherwise
+    goes to Hand, the reason naming the field, the value and the point, and simulate then
+    gives Hand's numbers, the same."""
+    from escoba.rules.points.catalogue import SECTION_POINTS
+
+    rules = escoba.load_ruleset("last-play-no-escoba")  # capture.escoba_on_last_play: no
     expected = sim.simulate(rules, 60, 2, seed=2).to_json()
-    monkeypatch.delitem(fused_module.FIELDS, "escoba_on_last_play")
+    unplayed = tuple(dataclasses.replace(p, fast_path=None) if p.key == "capture.escoba_on_last_play" else p for p in SECTION_POINTS)
+    monkeypatch.setattr(fused_module, "SECTION_POINTS", unplayed)
     fresh = dataclasses.replace(rules)  # a new Rules object: the compiled forms are kept per object
-    assert fallback_reason(fresh) == "the fast path does not implement the rule field 'escoba_on_last_play'"
+    assert fallback_reason(fresh) == "the fast path does not implement escoba_on_last_play = False (capture.escoba_on_last_play)"
     assert fused(fresh) is None and sim.fast_path(fresh, ("random",)) is None
     assert sim.simulate(fresh, 60, 2, seed=2).to_json() == expected
+    assert fallback_reason(dataclasses.replace(escoba.load_ruleset("base"))) is None  # at its default: fused
+
+
+def test_an_unknown_rule_field_falls_back_with_a_reason():
+    """A compiled field no rule point owns and that is not derived from them falls back to Hand."""
+    from escoba.rules.compile import Rules
+
+    @dataclasses.dataclass(frozen=True)
+    class MoreRules(Rules):
+        new_rule: bool = False
+
+    rules = escoba.load_ruleset("base")
+    more = MoreRules(**{f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)})
+    assert fallback_reason(more) == "the fast path does not know the rule field 'new_rule'"
 
 
 def test_an_unknown_rule_value_falls_back_with_a_reason():
     """A value the fused loop does not implement (here an unknown compulsory-capture mode) is a
     fallback with the field and value named, never a wrong game."""
     rules = dataclasses.replace(escoba.load_ruleset("base"), compulsory="twice")
-    assert fallback_reason(rules) == "the fast path does not implement compulsory = 'twice'"
+    assert fallback_reason(rules) == "the fast path does not implement compulsory = 'twice' (capture.compulsory)"
     assert fused(rules) is None
     with pytest.raises(escoba.EscobaError):
         Fused(rules)

@@ -87,11 +87,11 @@ EXPECTED: dict[str, tuple[str, dict[str, Any], list[str]] | tuple[str, dict[str,
 def departures_from(found: Any, sent: str) -> dict[str, Any]:
     """The decided points where the engine departs from the ruleset it was sent, and the
     value it plays there (None: a category not scored)."""
-    from escoba.diff.points import extract
+    from escoba.rules.points import positions
 
     if found.closest == sent:
         return {d.point: d.value for d in found.departures}
-    closest = {p.key: p.value for p in extract(load_resolved(found.closest).doc)}
+    closest = {p.key: p.value for p in positions(load_resolved(found.closest).doc)}
     plays = {**closest, **{d.point: d.value for d in found.departures}}
     return {k: plays.get(k) for k in found.from_sent}
 

@@ -57,11 +57,11 @@ def test_a_run_loads_what_the_preloader_has_not_reached(tmp_path: Path) -> None:
 def test_the_rule_points_of_the_report_are_extracted_once_per_ruleset(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """`escoba conformance` extracts them while its engine works (`ruleset_points`, once its cases
     are loaded); the report then finds them, the same as extracting them there."""
+    from escoba import rules
     from escoba.conformance import profile
-    from escoba.diff import points
 
     doc = collect(patterns=["opening.*"])[0].case.document
     first = profile.ruleset_points(doc)
-    assert first == [(p.key, p.label, p.concern) for p in points.extract(doc)]
-    monkeypatch.setattr(points, "extract", lambda doc: [])  # extracting again would find nothing
+    assert first == [(p.key, p.label, p.concern) for p in rules.points.positions(doc)]
+    monkeypatch.setattr(rules.points, "positions", lambda doc: [])  # extracting again would find nothing
     assert profile.ruleset_points(doc) == first

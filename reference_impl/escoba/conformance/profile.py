@@ -83,9 +83,9 @@ def ruleset_points(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def _extract_points(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    from escoba.diff.points import extract
+    from escoba.rules.points import positions
 
-    return [(p.key, p.label, p.concern) for p in extract(doc)]
+    return [(p.key, p.label, p.concern) for p in positions(doc)]
 
 
 _POINTS: ByIdentity[list[tuple[str, str, str]]] = ByIdentity(256)

@@ -1,6 +1,6 @@
 """The rules matrix: every point of the rules catalogue against every bundled ruleset.
 
-Rows are the points `points.extract` reads off a resolved document (the same ones the
+Rows are the points `escoba.rules.points.positions` reads off a resolved document (the same ones the
 structural diff compares), grouped by concern, plus each ruleset's errata and unsupported
 rules; columns are the bundled rulesets. A cell shows the value, the status of the citation
 behind it (stated, interpreted, default, erratum, house) and where that citation is: a link
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from escoba.diff.points import CONCERNS, Citation, Point, extract
+from escoba.rules.points import CONCERNS, Citation, Position, positions
 
 FORMAT = 1
 STATUSES = ("stated", "interpreted", "default", "erratum", "house", "inferred")
@@ -114,7 +114,7 @@ class _Locator:
         return self.files.get(pos.file, pos.file), line
 
 
-def _cell(point: Point, locate: _Locator, base: Point | None, compare: bool) -> Cell:
+def _cell(point: Position, locate: _Locator, base: Position | None, compare: bool) -> Cell:
     citation = point.citation
     file, line = locate(citation.path if citation is not None else point.path)
     if file is None and point.path is not None:
@@ -130,10 +130,10 @@ def _cell(point: Point, locate: _Locator, base: Point | None, compare: bool) -> 
     )
 
 
-def _matrix_points(doc: Mapping[str, Any]) -> list[Point]:
+def _matrix_points(doc: Mapping[str, Any]) -> list[Position]:
     """The matrix's rows of one ruleset: a category's award and points share one cell."""
-    out: list[Point] = []
-    points = extract(doc)
+    out: list[Position] = []
+    points = positions(doc)
     by_key = {p.key: p for p in points}
     for p in points:
         parts = p.key.split(".")
@@ -145,7 +145,7 @@ def _matrix_points(doc: Mapping[str, Any]) -> list[Point]:
             pts = by_key[f"scoring.{parts[1]}.points"]
             unit = "pt" if pts.value == 1 else "pts"
             out.append(
-                Point(p.concern, p.key, parts[1], p.value, f"{p.text} · {pts.value} {unit}",
+                Position(p.concern, p.key, parts[1], p.value, f"{p.text} · {pts.value} {unit}",
                       (p.meaning, pts.meaning), p.citation, path=p.path)
             )  # fmt: skip
             continue

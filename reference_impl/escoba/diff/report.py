@@ -12,9 +12,9 @@ from typing import Any
 
 from escoba.diff.compare_sim import Comparison, Row
 from escoba.diff.paired import Difference, Pairs, Resolution
-from escoba.diff.points import Citation
 from escoba.diff.rescore import Tally, role_name
 from escoba.diff.structural import StructuralDiff
+from escoba.rules.points import Citation
 from escoba.simulate import Estimate
 
 FORMAT = 1

@@ -29,8 +29,8 @@ from escoba.engine.hand import DeckError, Hand
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.errors import EscobaError, IllegalMoveError
 from escoba.game.moves import Move
-from escoba.game.seats import leader, next_seat
 from escoba.rules.compile import Rules
+from escoba.rules.points import POINTS
 
 MAX_EXAMPLES = 5  # failed replays quoted per reason
 
@@ -74,27 +74,11 @@ class Outcome:
 
 
 def play_equivalent(a: Rules, b: Rules, players: int) -> bool:
-    """True when, at this table, B plays every game exactly as A and builds the same piles."""
+    """True when, at this table, B plays every game exactly as A and builds the same piles:
+    every rule point that play depends on (`RulePoint.in_play`) is the same under both."""
     if players not in b.player_counts:
         return False
-    same_seats = all(
-        leader(d, a.leader_offset, players) == leader(d, b.leader_offset, players)
-        and next_seat(d, a.direction, players) == next_seat(d, b.direction, players)
-        for d in range(players)
-    )
-    return (
-        same_seats
-        and a.deck.code == b.deck.code
-        and a.deck.value == b.deck.value
-        and a.sides(players) == b.sides(players)
-        and (a.hand_size, a.table_size, a.short_stock) == (b.hand_size, b.table_size, b.short_stock)
-        and (a.opening_trigger, a.opening_max_groups, a.opening_action, a.opening_escobas)
-        == (b.opening_trigger, b.opening_max_groups, b.opening_action, b.opening_escobas)
-        and (a.target, a.compulsory, a.capture_kinds, a.escoba_on_last_play, a.joker_escobas_score)
-        == (b.target, b.compulsory, b.capture_kinds, b.escoba_on_last_play, b.joker_escobas_score)
-        and (a.leftovers_to, a.leftovers_escoba, a.if_nobody_captured)
-        == (b.leftovers_to, b.leftovers_escoba, b.if_nobody_captured)
-    )
+    return all(rule.in_play(a, players) == rule.in_play(b, players) for rule in POINTS if rule.in_play is not None)
 
 
 def _deck_difference(a: Rules, b: Rules) -> str:

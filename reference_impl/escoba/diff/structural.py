@@ -14,14 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from escoba.diff.points import CONCERNS, Citation, Point, category_ids, extract
+from escoba.rules.points import CONCERNS, Citation, Position, category_ids, positions
 
 
 @dataclass(frozen=True)
 class Side:
     """One ruleset's position on a point; `point` is None when it has nothing there."""
 
-    point: Point | None
+    point: Position | None
 
     @property
     def text(self) -> str:
@@ -109,7 +109,7 @@ class StructuralDiff:
 
 def diff_documents(a: Mapping[str, Any], b: Mapping[str, Any], a_info: Ruleset, b_info: Ruleset) -> StructuralDiff:
     """The differences between two resolved documents."""
-    pa, pb = extract(a), extract(b)
+    pa, pb = positions(a), positions(b)
     ka, kb = {p.key: p for p in pa}, {p.key: p for p in pb}
     order = _merged_order([p.key for p in pa], [p.key for p in pb])
     differences: list[Difference] = []

@@ -45,10 +45,10 @@ several times faster because it pays once for what `Hand` recomputes at every tu
   `sweeps` (what `sweeps` gives is then the same), no capture when they read only
   `last_capture`; the measures are given it at the end.
 
-Which rules it runs is explicit: `FIELDS` names every field of `Rules` and `Category` with
-the values the fused path implements. A ruleset with a field it does not know (a rule point
-added since) or a value it does not implement falls back to `Hand`, and `fallback_reason`
-says why; it is never silently wrong. `tests/test_fused.py` plays every bundled ruleset at
+Which rules it runs is explicit: each rule point (`escoba.rules.points`) names the values of
+its fields the fused path plays. A ruleset with a value it does not play (a rule point added
+since, set away from its default) falls back to `Hand`, and `fallback_reason` says why; it
+is never silently wrong. `tests/test_fused.py` plays every bundled ruleset at
 every player count both ways and requires identical results, move by move.
 """
 
@@ -68,63 +68,47 @@ from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.errors import EscobaError
 from escoba.game.seats import next_seat
 from escoba.rules.compile import Category, Rules
+from escoba.rules.points import ANY, DERIVED
+from escoba.rules.points.catalogue import CATEGORY_POINTS, SECTION_POINTS, default_of
 
 MEMO_LIMIT = 200_000  # remembered positions per ruleset; past it the memo starts again (bounded memory)
 # By total (or by value key): subsets of a table, each as the bitmask of its positions.
 BySum = tuple[tuple[int, ...], ...]
 
-# What the fused path does with each field. "any": read through the reference functions
-# (legal_moves_for, opening_of, escoba.engine.deal) or not used by a hand at all, so every
-# value is the reference's by construction; a set: the values the loop itself implements.
-_ANY = "any"
-FIELDS: dict[str, Any] = {
-    # Rules
-    "id": _ANY, "doc": _ANY, "deck": _ANY, "finder": _ANY, "player_counts": _ANY, "partnerships": _ANY,
-    "direction": {1, -1}, "leader_offset": _ANY, "next_dealer_offset": _ANY,
-    "hand_size": _ANY, "table_size": _ANY, "table_first": _ANY, "short_stock": _ANY,
-    "open_hands": _ANY,  # who sees which cards: bots playing at random look at none
-    "opening_trigger": _ANY, "opening_max_groups": _ANY, "opening_escobas": _ANY,
-    "opening_action": {"none", "dealer_takes", "set_aside", "redeal"},
-    "target": _ANY, "compulsory": {"optional", "card", "hand"},
-    "escoba_on_last_play": {True, False}, "joker_escobas_score": {True, False},
-    "leftovers_to": {"last_capturer", "dealer", "discard"}, "leftovers_escoba": {True, False},
-    "if_nobody_captured": {"discard", "dealer"},
-    "categories": _ANY,  # each checked below
-    "match_target": _ANY, "target_options": _ANY, "tie": _ANY,  # matches, not hands
-    # Escoba's one kind by the loop's own search over values; any other list of kinds by
-    # `CaptureFinder.captures` itself, remembered by the table's values (`Fused._search`).
-    "capture_kinds": _ANY,
-    "needs_history": _ANY,  # the loop records each capture as `Hand._remember` does (engine/history.py)
-    "history_reads": _ANY,  # ... or only those the measures read (`Fused.kept`)
-}  # fmt: skip
-CATEGORY_FIELDS: dict[str, Any] = {
-    "id": _ANY, "title": _ANY, "points": _ANY, "measure": _ANY, "measure_text": _ANY, "measure_on_mask": _ANY,
-    "policy": {"most", "threshold", "holder", "per_unit", "bonus"},
-    "ties": {"nobody", "all"}, "more_than": _ANY, "card": _ANY,
-    "needs_history": _ANY,  # scored by `measure_on_mask` with the side's history
-    "history_reads": _ANY,
-}  # fmt: skip
-
-
 def fallback_reason(rules: Rules) -> str | None:
-    """Why `rules` must be played by `Hand` rather than the fused path; None if it need not."""
-    problem = _unimplemented(rules, FIELDS, "")
+    """Why `rules` must be played by `Hand` rather than the fused path; None if it need not.
+    Each rule point says which values of its fields the loop plays (`RulePoint.fast_path`:
+    every value where the loop reads it through the reference functions, `legal_moves_for`,
+    `opening_of`, `escoba.engine.deal`; a set where the loop implements it itself; by default
+    only the point's default, which is what a loop that never heard of a new point plays)."""
+    problem = _unplayed(rules, "Rules", SECTION_POINTS, rules.doc, "")
     for cat in rules.categories:
         if problem is not None:
             break
-        problem = _unimplemented(cat, CATEGORY_FIELDS, f"scoring category {cat.id!r}: ")
+        problem = _unplayed(cat, "Category", CATEGORY_POINTS, rules.doc, f"scoring category {cat.id!r}: ")
         if problem is None and cat.policy != "holder" and cat.measure_on_mask is None:
             problem = f"scoring category {cat.id!r} has no bitmask measure"
     return problem
 
 
-def _unimplemented(obj: Any, known: dict[str, Any], where: str) -> str | None:
+def _unplayed(obj: Any, kind: str, rule_points: Sequence[Any], doc: Any, where: str) -> str | None:
+    known = {name.split(".", 1)[1] for name in DERIVED if name.startswith(kind + ".")}
+    for rule in rule_points:
+        known.update(rule.fields)
+        allowed = rule.fast_path
+        if not rule.fields or allowed == ANY:
+            continue
+        if allowed is None:  # the default only
+            default = rule.compile(default_of(rule, doc), doc)
+            allowed = dict(zip(rule.fields, ({v} for v in default))) if len(rule.fields) > 1 else {default}
+        for name in rule.fields:
+            values = allowed.get(name, ANY) if isinstance(allowed, dict) else allowed
+            value = getattr(obj, name)
+            if values != ANY and value not in values:
+                return f"{where}the fast path does not implement {name} = {value!r} ({rule.key})"
     for f in dataclasses.fields(obj):
         if f.name not in known:
-            return f"{where}the fast path does not implement the rule field {f.name!r}"
-        allowed, value = known[f.name], getattr(obj, f.name)
-        if allowed != _ANY and value not in allowed:
-            return f"{where}the fast path does not implement {f.name} = {value!r}"
+            return f"{where}the fast path does not know the rule field {f.name!r}"
     return None
 
 

@@ -50,15 +50,13 @@ from escoba.conformance.runner import CaseResult
 from escoba.errors import EscobaError
 from escoba.explore.harness import Harness, case_length, fill_case
 from escoba.protocol.client import Session
+from escoba.rules.points import with_value
 
 GAMES = 40
 # The styles of play (escoba.explore.games) without `greedy`, whose card values are measured
 # afresh for every hypothesis (seconds each).
 STYLES = ("random", "sweeper", "placer", "leveller")
 ADOPTIONS = 12  # changes to the hypothesis one game may need
-# Points a case cannot tell apart: the deck and table arithmetic fix the deck orders a case
-# holds, and a case names its own match target.
-FIXED = ("deck.", "players.counts", "deal.hand_size", "deal.table_size", "match.target", "match.target_options", "capture.target")
 # What the runner's attribution calls a divergence of a point every ruleset shares, and the
 # concerns whose points may explain it.
 COMMON_CONCERNS = {
@@ -174,49 +172,23 @@ class Hypotheses:
 @functools.cache
 def bundled() -> list[tuple[str, dict, dict[str, Any]]]:
     """Each bundled ruleset: its id, resolved document and points by key (read once)."""
-    from escoba.diff.points import extract
     from escoba.rules import load_resolved, registry
+    from escoba.rules.points import positions
 
     found = []
     for name in registry.bundled_ids():
         doc = load_resolved(name).doc
-        found.append((name, doc, {p.key: p for p in extract(doc)}))
+        found.append((name, doc, {p.key: p for p in positions(doc)}))
     return found
 
 
-def set_point(doc: Mapping[str, Any], key: str, value: Any) -> dict | None:
-    """A copy of `doc` with rule point `key` set to `value`; None if the point is not a value
-    one can set alone (a category that is not there, a point of no section)."""
-    out = copy.deepcopy(dict(doc))
-    parts = key.split(".")
-    if parts[0] == "values" and len(parts) == 2:
-        out.setdefault("values", {})[parts[1]] = copy.deepcopy(value)
-        return out
-    if parts[0] == "scoring" and len(parts) == 2 and value is None:  # a category not scored at all
-        cats = (out.get("scoring") or {}).get("categories") or []
-        kept = [c for c in cats if str(c.get("id")) != parts[1]]
-        if len(kept) == len(cats) or not kept:
-            return None
-        out["scoring"]["categories"] = kept
-        return out
-    if parts[0] == "scoring" and len(parts) == 3:
-        for cat in (out.get("scoring") or {}).get("categories") or []:
-            if str(cat.get("id")) == parts[1]:
-                cat[parts[2]] = copy.deepcopy(value)
-                return out
-        return None
-    if len(parts) == 2 and parts[0] in out and isinstance(out[parts[0]], dict):
-        out[parts[0]][parts[1]] = copy.deepcopy(value)
-        return out
-    return None
-
-
 def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
-    """The other values worth trying for each point of `doc` (see the module's docstring)."""
-    from escoba.diff.points import _Meanings, extract
+    """The other values worth trying for each point of `doc` (see the module's docstring): the
+    values bundled rulesets give it, then the point's own readings (`other_values`)."""
+    from escoba.rules.points import other_values, positions
 
-    own = {p.key: p for p in extract(doc)}
-    found: dict[str, list[tuple[Any, Any]]] = {k: [] for k in own if not k.startswith(FIXED)}
+    own = {p.key: p for p in positions(doc)}
+    found: dict[str, list[tuple[Any, Any]]] = {k: [] for k, p in own.items() if p.rule.fixed is None}
 
     def add(key: str, value: Any, meaning: Any) -> None:
         if key in found and meaning != own[key].meaning and all(m != meaning for _, m in found[key]):
@@ -226,101 +198,14 @@ def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
         for p in points.values():
             if p.key in found:
                 add(p.key, p.value, p.meaning)
-    for key, values in _schema_values().items():
-        for value in values:
-            add(key, value, value)
-    for key, items in _schema_arrays().items():
-        if key in own:
-            for value in _array_readings(own[key].value, items):
-                add(key, value, _meaning_of(doc, key, value))
-    meanings = _Meanings(doc)
-    for key, point in own.items():
-        if key.startswith("scoring.") and key.count(".") == 1:
-            found[key].append((None, None))  # the category not scored
-        elif key.startswith("scoring.") and key.endswith(".award"):
-            for award in _award_readings(point.value, meanings):
-                from escoba.diff.points import award_meaning
-
-                add(key, award, award_meaning(award, meanings))
-        elif key.startswith("scoring.") and key.endswith(".points"):
-            for n in range(5):
-                add(key, n, n)
+    for key in found:
+        point = own[key]
+        for value in other_values(doc, point):
+            if value is None:  # a category not scored
+                found[key].append((None, None))
+            else:
+                add(key, value, point.rule.meaning(value, doc))
     return {k: [v for v, _ in vs] for k, vs in found.items() if vs}
-
-
-def _array_readings(value: Any, items: Mapping[str, Any]) -> list[list[dict]]:
-    """The near readings of a list of objects whose fields the schema enumerates (capture
-    kinds): one field of one item changed, one item left out, one item added."""
-    current = [dict(item) for item in value] if isinstance(value, list) else []
-    fields = {name: spec["enum"] for name, spec in (items.get("properties") or {}).items() if "enum" in spec}
-    found: list[list[dict]] = []
-    for i, item in enumerate(current):
-        for name, options in fields.items():
-            for option in options:
-                if item.get(name) != option:
-                    found.append([*current[:i], {**item, name: option}, *current[i + 1 :]])
-        if len(current) > 1:
-            found.append(current[:i] + current[i + 1 :])
-    if len(current) < items.get("maxItems", 1):
-        from itertools import product
-
-        for combination in product(*fields.values()):
-            found.append([*current, dict(zip(fields, combination))])
-    return found
-
-
-def _meaning_of(doc: Mapping[str, Any], key: str, value: Any) -> Any:
-    """What `value` means at point `key` (two spellings of one rule mean the same)."""
-    from escoba.diff.points import SECTION_SPECS
-
-    spec = next((sp for sp in SECTION_SPECS if f"{sp.section}.{sp.key}" == key), None)
-    return spec.meaning(value, doc) if spec is not None else value
-
-
-@functools.cache
-def _schema_arrays() -> dict[str, dict]:
-    """Each key of a section whose value is a list of objects, with the schema of its items
-    (and its maxItems)."""
-    from escoba.rules.schema import ruleset_schema
-
-    schema = ruleset_schema()
-    found: dict[str, dict] = {}
-    for section, body in schema.get("properties", {}).items():
-        for key, spec in (body.get("properties") or {}).items() if isinstance(body, dict) else ():
-            if isinstance(spec, dict) and spec.get("type") == "array" and isinstance(spec.get("items"), dict) and spec["items"].get("type") == "object":
-                found[f"{section}.{key}"] = {**spec["items"], "maxItems": spec.get("maxItems", 1)}
-    return found
-
-
-def _award_readings(award: Mapping[str, Any], meanings: Any) -> list[dict]:
-    policy = award.get("policy")
-    if policy == "most":
-        return [{"policy": "most", "ties": t} for t in ("nobody", "all")]
-    if policy == "threshold":
-        bound = meanings.bound(award.get("more_than"))
-        found: list[dict] = [{"policy": "most", "ties": "nobody"}]
-        if isinstance(bound, (int, float)):
-            found.append({"policy": "threshold", "more_than": bound - 1})
-        return found
-    return []
-
-
-def _schema_values() -> dict[str, list[Any]]:
-    """Every value the ruleset schema allows for each enumerated or yes/no key of a section."""
-    from escoba.rules.schema import ruleset_schema
-
-    schema = ruleset_schema()
-    found: dict[str, list[Any]] = {}
-    for section, body in schema.get("properties", {}).items():
-        for key, spec in (body.get("properties") or {}).items() if isinstance(body, dict) else ():
-            if not isinstance(spec, dict):
-                continue
-            if "enum" in spec:
-                found[f"{section}.{key}"] = list(spec["enum"])
-            elif spec.get("type") == "boolean":
-                found[f"{section}.{key}"] = [False, True]
-    found["opening_table.max_groups"] = [1, 2]
-    return found
 
 
 # ---------------------------------------------------------------------------------- the search
@@ -381,7 +266,7 @@ class _Identifier:
         """The hypothesis with only the points of `inferred` set (None if one cannot be)."""
         doc: dict | None = copy.deepcopy(self.base)
         for key, value in inferred.items():
-            doc = set_point(doc, key, value) if doc is not None else None
+            doc = with_value(doc, key, value) if doc is not None else None
         return doc
 
     # ------------------------------------------------------------------ explaining a divergence
@@ -402,21 +287,21 @@ class _Identifier:
             options = candidates(start)
             for key in _order(list(options), point):
                 for value in options[key]:
-                    doc = set_point(start, key, value)
+                    doc = with_value(start, key, value)
                     if doc is not None and doc != self.doc and self.consistent(data, doc, events):
                         return withdrawn, key, value, doc
         found = self._another_ruleset(data, events)
         return None if found is None else (None, *found)
 
     def _another_ruleset(self, data: dict, events: Sequence[dict]) -> tuple[str, Any, dict] | None:
-        from escoba.diff.points import extract
+        from escoba.rules.points import positions
 
-        mine = {p.key: p.meaning for p in extract(self.doc)}
+        mine = {p.key: p.meaning for p in positions(self.doc)}
         ranked = []
         for name, doc, _points in bundled():
             for key, value in self.inferred.items():
-                doc = set_point(doc, key, value) or doc
-            points = {p.key: p.meaning for p in extract(doc)}
+                doc = with_value(doc, key, value) or doc
+            points = {p.key: p.meaning for p in positions(doc)}
             ranked.append((sum(points.get(k) != mine.get(k) for k in set(points) | set(mine)), name, doc))
         for _, name, doc in sorted(ranked, key=lambda r: (r[0], r[1])):
             if doc != self.doc and self.consistent(data, doc, events):
@@ -480,7 +365,7 @@ class _Identifier:
             doc = self.doc
 
             def differs(data: dict, value: Any, doc: dict = doc, path: str = path, key: str = key, seen: dict = seen) -> bool:
-                other = set_point(doc, key, value)
+                other = with_value(doc, key, value)
                 rules = self.compiled(other) if other is not None else None
                 if rules is None:
                     return False
@@ -569,12 +454,11 @@ def _meaning(points: Mapping[str, Any], key: str) -> Any:
 
 def _order(keys: list[str], point: str | None) -> list[str]:
     """The attributed point first, then the points of its concern."""
-    from escoba.diff.points import SECTION_SPECS
-
-    concern_of = {f"{s.section}.{s.key}": s.concern for s in SECTION_SPECS}
+    from escoba.rules.points import rule_of
 
     def concern(key: str) -> str:
-        return "scoring" if key.startswith(("scoring.", "values.")) else concern_of.get(key, "")
+        rule = rule_of(key)
+        return rule.concern if rule is not None else ""
 
     near: tuple[str, ...] = ()
     if point is not None:
@@ -649,7 +533,7 @@ def _candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
 
 
 def _shown(value: Any) -> str:
-    from escoba.diff.points import word
+    from escoba.rules.points import word
 
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
@@ -698,11 +582,11 @@ def identify(
 
 
 def _conclude(work: _Identifier, engine: str, name: str | None) -> Identification:
-    from escoba.diff.points import extract
+    from escoba.rules.points import positions
 
     found = Identification(engine, work.sent_name, work.seed, games=work.games, positions=work.positions, targeted=work.targeted,
                            cases=work.cases, refused=work.refused, adopted=work.adopted)  # fmt: skip
-    mine = {p.key: p for p in extract(work.doc)}
+    mine = {p.key: p for p in positions(work.doc)}
     exercised = work.exercised()
     decided = [k for k in mine if k in exercised or k in work.inferred or k in work.targeted]
     decided += [k for k in work.inferred if k not in mine]  # a category found not scored
@@ -714,7 +598,7 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
         found.unmatched.append(u)
         if u.point is not None:
             found.undecided.pop(u.point, None)
-    sent = {p.key: p for p in extract(work.sent)}
+    sent = {p.key: p for p in positions(work.sent)}
     gone = [k for k in sent if k not in mine and k.split(".")[0] == "scoring" and ".".join(k.split(".")[:2]) not in mine]
     found.from_sent = [k for k in decided if _meaning(sent, k) != _meaning(mine, k)] + [k for k in gone if k.count(".") == 1]
     # The closest bundled ruleset, over the decided points; the ruleset sent wins a tie.

@@ -70,9 +70,9 @@ def positions(
 def _games(path: str, point: str, players: Sequence[int], seed: int) -> Iterator[dict]:
     """The games `escoba cases generate` tries for `point`, played under `path`, as case data."""
     import escoba
-    from escoba.diff.points import extract
     from escoba.explore.games import DEALS, Setup, case_data, play_game
     from escoba.rules import load_resolved
+    from escoba.rules.points import positions
     from escoba.transcript.suite import Builder
 
     rules = escoba.load_ruleset(path)
@@ -80,11 +80,12 @@ def _games(path: str, point: str, players: Sequence[int], seed: int) -> Iterator
     builder.counts = [p for p in builder.counts if p in players] or [p for p in rules.player_counts if p in players][:1]
     if not builder.counts:
         return
-    rule = next((p for p in extract(load_resolved(path).doc) if p.key == point), None)
-    if rule is None:
+    position = next((p for p in positions(load_resolved(path).doc) if p.key == point), None)
+    if position is None:
         return
-    opening = point.startswith("opening_table.") or point == "capture.joker_escobas_score"
-    for k, (count, dealer, decks, bots, target) in enumerate(builder.candidates(rule)):
+    recipe = position.rule.recipe
+    opening = recipe.opening_tables
+    for k, (count, dealer, decks, bots, target) in enumerate(builder.candidates(point, recipe)):
         styles = tuple("sweeper" if b == "greedy" else b for b in bots)
         # An opening point: each kind of opening table in turn, a 30 that does not split included
         # (escoba.explore.games.opening_table), which the suite's search does not deal.

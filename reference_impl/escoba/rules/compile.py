@@ -6,20 +6,18 @@ The engine never looks at the YAML again: each choice a ruleset makes becomes a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 from escoba.game import seats
 from escoba.game.capture import DEFAULT_KINDS, CaptureFinder, Kind
 from escoba.game.cards import Deck
 from escoba.outputs import register_suits
-from escoba.rules.expr import compile_expression, env_from_deck
 from escoba.rules.frozen import freeze
-
-_TURN = {"counterclockwise": 1, "clockwise": -1}
-_SIDE = {"dealer_right": 1, "dealer_left": -1, "right": 1, "left": -1}
+from escoba.rules.points import REQUIRED, RulePoint, meanings_of
+from escoba.rules.points.capture import kinds_of
+from escoba.rules.points.catalogue import CATEGORY_POINTS, SECTION_POINTS, category_value, section_value
 
 
 @dataclass(frozen=True)
@@ -32,11 +30,11 @@ class Category:
     points: int
     # measure(pile, escobas, history=None): history is the side's engine/history.SideHistory,
     # needed (and then required) when `needs_history`.
-    measure: Callable[..., Any] | None
-    measure_text: str | None
+    measure: Callable[..., Any] | None = None  # None: a holder's category measures nothing
+    measure_text: str | None = None
     # the same measure of a pile given as a bitmask: (mask, escobas, history=None), the side's
     # history needed as for `measure`
-    measure_on_mask: Callable[..., Any] | None
+    measure_on_mask: Callable[..., Any] | None = None
     ties: str = "nobody"  # most: nobody | all
     more_than: float | None = None  # threshold
     card: int | None = None  # holder
@@ -119,96 +117,45 @@ def rules_from_document(doc: Mapping[str, Any]) -> Rules:
 
 
 def compile_rules(doc: Mapping[str, Any]) -> Rules:
-    """Compile a resolved, validated ruleset document (`Rules.doc` is a frozen copy of it)."""
+    """Compile a resolved, validated ruleset document (`Rules.doc` is a frozen copy of it):
+    each rule point compiles its own fields (`escoba.rules.points`); the rest is derived."""
     doc = freeze(doc)
-    deck_doc = doc["deck"]
-    deck = Deck.from_section(deck_doc)
+    deck = meanings_of(doc).deck()
     register_suits(deck.suit_symbols, deck.suit_ascii)  # shown as letters where an output cannot show them
-    values = [int(r["value"]) for r in deck_doc["ranks"]]
-    kinds = capture_kinds(doc["capture"])
-    target = doc["capture"].get("target")
-    finder = CaptureFinder(
-        deck.value,
-        [deck.is_joker(c) for c in deck.cards],
-        int(target) if target is not None else None,
-        min(values),
-        max(values),
-        kinds,
-    )
-    env = env_from_deck(deck_doc, doc.get("values") or {})
-    players, turn, deal = doc["players"], doc["turn"], doc["deal"]
-    opening, capture, leftovers, match = doc["opening_table"], doc["capture"], doc["leftovers"], doc["match"]
-    categories = tuple(_category(c, deck, env) for c in doc["scoring"]["categories"])
+    fields = _fields(SECTION_POINTS, lambda rule: section_value(doc, rule)[0], doc)
+    kinds, target = fields["capture_kinds"], fields["target"]
+    values = deck.rank_values
+    finder = CaptureFinder(deck.value, [deck.is_joker(c) for c in deck.cards], target, min(values), max(values), kinds)
+    categories = tuple(Category(**_category_fields(cat, doc)) for cat in doc["scoring"]["categories"])
     return Rules(
         id=doc["id"],
         doc=doc,
         deck=deck,
         finder=finder,
-        player_counts=tuple(players["counts"]),
-        partnerships=MappingProxyType(
-            {p["players"]: tuple(tuple(side) for side in p["sides"]) for p in players.get("partnerships", [])}
-        ),
-        direction=_TURN[turn["direction"]],
-        leader_offset=_SIDE[turn["leader"]],
-        next_dealer_offset=_SIDE[turn["next_dealer"]],
-        hand_size=int(deal["hand_size"]),
-        table_size=int(deal["table_size"]),
-        table_first=bool(deal.get("table_first", False)),
-        short_stock=deal.get("short_stock", "forbid"),
-        open_hands=bool(deal.get("open_hands", False)),
-        opening_trigger=opening["trigger"],
-        opening_max_groups=int(opening.get("max_groups", 1)),
-        opening_action=opening["action"],
-        opening_escobas=opening["escobas"],
-        target=int(target) if target is not None else None,
-        compulsory=capture["compulsory"],
-        escoba_on_last_play=bool(capture.get("escoba_on_last_play", True)),
-        joker_escobas_score=bool(capture.get("joker_escobas_score", True)),
-        leftovers_to=leftovers["to"],
-        leftovers_escoba=bool(leftovers.get("escoba", False)),
-        if_nobody_captured=leftovers.get("if_nobody_captured", "discard"),
         categories=categories,
-        match_target=int(match["target"]),
-        target_options=tuple(match.get("target_options", [match["target"]])),
-        tie=match["tie"],
-        capture_kinds=kinds,
         needs_history=any(c.needs_history for c in categories),
         history_reads=frozenset().union(*(c.history_reads for c in categories)),
+        **fields,
     )
+
+
+def _fields(rules: Sequence[RulePoint], value_of: Callable[[RulePoint], Any], doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The compiled fields of these points (a point absent from the document, as a holder's
+    measure, leaves its fields to their defaults)."""
+    fields: dict[str, Any] = {}
+    for rule in rules:
+        value = value_of(rule)
+        if not rule.fields or (value is None and rule.default is REQUIRED):
+            continue
+        compiled = rule.compile(value, doc)
+        fields.update(zip(rule.fields, compiled) if len(rule.fields) > 1 else ((rule.fields[0], compiled),))
+    return fields
+
+
+def _category_fields(cat: Mapping[str, Any], doc: Mapping[str, Any]) -> dict[str, Any]:
+    return _fields(CATEGORY_POINTS, lambda rule: category_value(cat, rule)[0], doc)
 
 
 def capture_kinds(capture: Mapping[str, Any]) -> tuple[Kind, ...]:
     """`capture.kinds` as (sum, priority) pairs; left out, Escoba's one kind."""
-    kinds = capture.get("kinds")
-    if not kinds:
-        return DEFAULT_KINDS
-    return tuple((str(k["sum"]), str(k.get("priority", "none"))) for k in kinds)
-
-
-def _category(doc: Mapping[str, Any], deck: Deck, env) -> Category:
-    award = doc["award"]
-    policy = award["policy"]
-    measure_text = doc.get("measure")
-    compiled = compile_expression(str(measure_text), env) if measure_text is not None else None
-    more_than = None
-    if policy == "threshold":
-        bound = award["more_than"]
-        if isinstance(bound, (int, float)) and not isinstance(bound, bool):
-            more_than = float(bound)
-        else:
-            more_than = float(cast(float, compile_expression(str(bound), env, context="global").fn((), 0)))
-    card = deck.card(str(award["card"])) if policy == "holder" else None
-    return Category(
-        id=doc["id"],
-        title=doc.get("title", doc["id"]),
-        policy=policy,
-        points=int(doc.get("points", 1)),
-        measure=compiled.fn if compiled is not None else None,
-        measure_text=measure_text,
-        measure_on_mask=compiled.on_mask if compiled is not None else None,
-        ties=award.get("ties", "nobody"),
-        more_than=more_than,
-        card=card,
-        needs_history=compiled is not None and compiled.needs_history,
-        history_reads=compiled.history_reads if compiled is not None else frozenset(),
-    )
+    return kinds_of(capture.get("kinds"))

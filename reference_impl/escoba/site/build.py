@@ -256,7 +256,7 @@ class _Site:
 
     # -- rulesets
     def render_rulesets(self, root: Path) -> list[dict[str, Any]]:
-        from escoba.diff.points import CONCERN_TITLES
+        from escoba.rules.points import CONCERN_TITLES
 
         games_of: dict[str, list[str]] = {}
         for case in self.cases:

@@ -35,6 +35,7 @@ from escoba.engine.bots import BOTS
 from escoba.engine.hand import Hand, shuffled_decks
 from escoba.engine.match import Match
 from escoba.game.moves import Move
+from escoba.rules.points import Recipe
 from escoba.transcript.case import FORMAT
 from escoba.transcript.record import legal_event
 
@@ -127,7 +128,7 @@ class Builder:
 
     # ------------------------------------------------------------------ the plan
     def build(self) -> Suite:
-        from escoba.diff.points import extract
+        from escoba.rules.points import positions
 
         for players in self.counts:
             for n, bots in enumerate((("greedy", "random"), ("random", "greedy")), 1):
@@ -135,7 +136,7 @@ class Builder:
                 chosen = [bots[seat % 2] for seat in range(players)]
                 game = play(self.rules, players, n % players, self._decks(seed), chosen, seed)
                 self.add(game, f"game.{players}p.{n}", "game", f"a seeded game at {players} players between " + " and ".join(f"a {b} bot" for b in chosen))
-        for point in extract(self.doc):
+        for point in positions(self.doc):
             if point.key not in self.exercised:
                 self.target(point)
         for extra in (self.ties, self.threshold_edges, self.probes, self.perft):
@@ -173,12 +174,14 @@ class Builder:
     # ------------------------------------------------------------------ one point
     def target(self, point: Any) -> None:
         """Search for a game that exercises `point`; give up after the budget."""
-        from escoba.protocol.features import Facts, point_features, rule_for
+        from escoba.protocol.features import Facts, point_features
+        from escoba.rules.points.base import never
 
-        rule = rule_for(point.key)
-        if rule is None or rule.exercised.__name__ == "_never" or not self.possible(point.key):
+        rule = point.rule
+        possible = rule.recipe.possible
+        if rule.exercised is never or (possible is not None and not possible(self.rules, self.counts)):
             return
-        for k, (players, dealer, decks, bots, target) in enumerate(self.candidates(point)):
+        for k, (players, dealer, decks, bots, target) in enumerate(self.candidates(point.key, rule.recipe)):
             if k >= self.budget:
                 break
             seed = _seed(self.stem, point.key, k)
@@ -187,7 +190,7 @@ class Builder:
             except Exception:  # a redeal that runs out of deck orders, a match without end
                 continue
             facts = Facts(self.doc, players, target, game.events)
-            if point.key.startswith("scoring.") and point.key.count(".") == 1:  # a category: its award
+            if rule.key == "scoring.*":  # a category: its award
                 found = bool(facts.scored(point.key.split(".")[1]))
             else:
                 found = bool(point_features(point, facts))
@@ -196,43 +199,19 @@ class Builder:
                 return
         self.suite.missed.append(point.key)
 
-    def possible(self, key: str) -> bool:
-        """False for a point no game of these rules can exercise (so none is searched for)."""
-        rules = self.rules
-        if key == "capture.joker_escobas_score":
-            return rules.deck.jokers > 0
-        if key == "deal.short_stock":
-            rest = len(rules.deck) - rules.table_size
-            return any(rest % (p * rules.hand_size) for p in self.counts)
-        if key == "leftovers.if_nobody_captured":
-            return rules.compulsory == "optional" and rules.leftovers_to == "last_capturer"
-        if key == "capture.escoba_on_last_play":
-            # Sweeping on the last play leaves nothing: every card was taken in groups making
-            # the target, so without jokers or cards set aside the deck must total a multiple of it.
-            total = sum(rules.deck.value[c] for c in rules.deck.cards)
-            # (Captures by kind, with no target sum, can sweep the last cards whatever they total.)
-            return rules.target is None or rules.deck.jokers > 0 or rules.opening_action == "set_aside" or total % rules.target == 0
-        return True
-
-    def candidates(self, point: Any) -> Iterator[tuple[int, int, Iterator[list[int]], list[str], int | None]]:
-        """Tables, seats, deck orders, bots and target to try for `point`, most likely first."""
-        key = point.key
-        counts = self.counts
-        if key in ("turn.direction", "turn.leader", "turn.next_dealer"):
-            counts = [p for p in counts if p >= 3] or counts
-        if key == "players.partnerships":
-            counts = [p for p in counts if p >= 4] or counts
-        match = key.startswith("match.") or key == "turn.next_dealer"
-        bots = ["placer"] if key == "leftovers.if_nobody_captured" else ["greedy", "random"]
-        opening = key.startswith("opening_table.") or key == "capture.joker_escobas_score"
+    def candidates(self, key: str, recipe: Recipe) -> Iterator[tuple[int, int, Iterator[list[int]], list[str], int | None]]:
+        """Tables, seats, deck orders, bots and target to try for a point (its `recipe`), most
+        likely first."""
+        counts = [p for p in self.counts if p >= recipe.min_players] or self.counts
+        bots = list(recipe.bots)
         k = 0
         while True:
             players = counts[k % len(counts)]
             seed = _seed(self.stem, key, "deal", k)
             chosen = [bots[(seat + k) % len(bots)] for seat in range(players)]
-            target = self._short_target(k) if match else None
+            target = self._short_target(k) if recipe.match else None
             dealer = k % players
-            decks = self._opening_decks(players, dealer, seed, k) if opening else self._decks(seed)
+            decks = self._opening_decks(players, dealer, seed, k) if recipe.opening_tables else self._decks(seed)
             yield players, dealer, decks, chosen, target
             k += 1
 

@@ -1,0 +1,93 @@
+"""The dealer's opening table: when it fires (`trigger`, `max_groups`), what happens to it
+(`action`) and how many escobas the dealer scores for it (`escobas`). What a table does is
+`engine/hand.opening_of`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from escoba.rules.points.base import ANY, Recipe, RulePoint
+
+_OPENING = Recipe(opening_tables=True)
+
+
+def triggers(facts: Any, trigger: str | None = None, max_groups: int | None = None) -> list[bool]:
+    """For each table the case turns up, whether the opening rule fires on it (under another
+    trigger or number of groups when given)."""
+    finder, opening = facts.rules.finder, facts.doc["opening_table"]
+    trigger = trigger or opening["trigger"]
+    groups = int(opening.get("max_groups", 1)) if max_groups is None else max_groups
+    found = []
+    for table in facts.tables():
+        if trigger == "total":  # the sum decides, split or not
+            found.append(finder.total_groups(table, groups) > 0)
+            continue
+        split = finder.split_groups(table, groups) > 0
+        found.append(split or (trigger == "any_combination" and finder.any_combination(table)))
+    return found
+
+
+def _trigger_matters(position: Any, facts: Any) -> bool:
+    if facts.doc["opening_table"]["action"] == "none":
+        return False
+    seen = {tuple(triggers(facts, t)) for t in ("all_cards", "any_combination", "total")}
+    return len(seen) > 1
+
+
+def _split_matters(position: Any, facts: Any) -> bool:
+    if facts.doc["opening_table"]["action"] == "none":
+        return False
+    finder, total = facts.rules.finder, facts.doc["opening_table"]["trigger"] == "total"
+    return any((finder.total_groups(t, 2) if total else finder.split_groups(t, 2)) >= 2 for t in facts.tables())
+
+
+def _action_matters(position: Any, facts: Any) -> bool:
+    return bool(facts.openings()) or any(triggers(facts))
+
+
+def _escobas_matter(position: Any, facts: Any) -> bool:
+    return any(
+        not (set(o.get("cards", [])) & facts.jokers) or facts.rules.joker_escobas_score for o in facts.openings("dealer_takes")
+    )
+
+
+POINTS = (
+    RulePoint(
+        "opening_table.trigger", "opening", "opening table: trigger",
+        fields=("opening_trigger",),
+        exercised=_trigger_matters,
+        when="a table turned up on which the triggers disagree: part of it makes the target but the whole "
+        "does not split, or the whole adds up to it without splitting",
+        assumed=("all_cards",),
+        shows_in=("opening",), recipe=_OPENING,
+        in_play=lambda rules, players: rules.opening_trigger,
+        fast_path=ANY,
+    ),
+    RulePoint(
+        "opening_table.max_groups", "opening", "opening table: groups counted", default=1,
+        fields=("opening_max_groups",), compile=lambda v, doc: int(v),
+        exercised=_split_matters, when="a table turned up that splits into two groups making the target",
+        assumed=("1",),
+        values=lambda v, doc: [g for g in (1, 2) if g != v],
+        shows_in=("opening",), recipe=_OPENING,
+        in_play=lambda rules, players: rules.opening_max_groups,
+        fast_path=ANY,
+    ),
+    RulePoint(
+        "opening_table.action", "opening", "opening table: action",
+        fields=("opening_action",),
+        exercised=_action_matters, when="a table turned up that the opening rule acts on",
+        assumed=("none",),
+        shows_in=("opening", "deal"), recipe=_OPENING,
+        in_play=lambda rules, players: rules.opening_action,
+        fast_path=frozenset({"none", "dealer_takes", "set_aside", "redeal"}),
+    ),
+    RulePoint(
+        "opening_table.escobas", "opening", "opening table: escobas",
+        fields=("opening_escobas",),
+        exercised=_escobas_matter, when="the dealer takes an opening table",
+        shows_in=("opening",), recipe=_OPENING,
+        in_play=lambda rules, players: rules.opening_escobas,
+        fast_path=ANY,
+    ),
+)  # fmt: skip
