@@ -622,6 +622,7 @@ class Fused:
         below = t.players * rules.hand_size - 1  # a card of the round has been played: fewer left in hands
         optional = rules.compulsory == "optional"
         last_play_escoba = rules.escoba_on_last_play
+        last_card_escoba = rules.escoba_on_last_card
         joker_check = bool(jokers) and not rules.joker_escobas_score
         recording = history if self.kept is not None else None  # the lists captures are recorded in
         every_capture = self.kept == "captures"
@@ -742,7 +743,11 @@ class Fused:
                     trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
                 if not sig:  # no value left on the table: it was swept
                     table = []
-                    swept = (last_play_escoba or left or pos < stock_end) and not (joker_check and mask & jokers)
+                    swept = (
+                        (last_play_escoba or left or pos < stock_end)
+                        and (last_card_escoba or h or pos < stock_end)
+                        and not (joker_check and mask & jokers)
+                    )
                     if swept:
                         escobas[side] += 1
                 else:

@@ -271,8 +271,10 @@ class Hand:
             self.last_capturer = seat
             escoba = False
             if not table:
-                last_play = self._next >= len(self._stock) and not any(self.hands)
-                if rules.escoba_on_last_play or not last_play:
+                dealt = self._next >= len(self._stock)
+                last_play = dealt and not any(self.hands)
+                last_card = dealt and not self.hands[seat]
+                if (rules.escoba_on_last_play or not last_play) and (rules.escoba_on_last_card or not last_card):
                     scores = rules.joker_escobas_score or not any(rules.finder.is_joker[c] for c in (card, *take))
                     if scores:
                         self.escobas[side] += 1

@@ -34,6 +34,18 @@ TABLE_FEATURES = ("players", "match", "measures")
 
 
 # ---------------------------------------------------------------------------------- what a case shows
+@dataclass(frozen=True)
+class Played:
+    """One play of a hand: who, what it took, whether it cleared the table and emptied the
+    player's hand, and in which round (the count of deals so far)."""
+
+    seat: int
+    take: tuple[str, ...]
+    cleared: bool
+    emptied: bool
+    round: int
+
+
 @dataclass
 class HandFacts:
     """What one hand of a case's expected events shows."""
@@ -45,6 +57,9 @@ class HandFacts:
     captured: bool = False  # someone captured (the dealer taking an opening table counts)
     last_capturer: int | None = None
     last_play_clears: bool = False  # the hand's last play took every card on the table
+    plays: list[Played] = field(default_factory=list)
+    deals: int = 0  # rounds dealt (the last one once the hand is over)
+    held: list[int] = field(default_factory=list)  # cards each seat holds
     escobas: list[tuple[dict, dict]] = field(default_factory=list)  # (escoba event, the play)
     leftovers: dict | None = None
     scores: dict[str, dict] = field(default_factory=dict)
@@ -100,6 +115,9 @@ class Facts:
                     table = []
                 if event.get("action") == "dealer_takes":
                     hand.captured, hand.last_capturer = True, event.get("seat")
+            elif kind == "deal":
+                hand.deals += 1
+                hand.held = [len(cards) for cards in event.get("hands", [])]
             elif kind == "legal":
                 hand.legal.append(dict(event))
             elif kind == "play":
@@ -113,6 +131,9 @@ class Facts:
                 else:
                     table.append(str(event.get("card")))
                     last_play = (dict(event), False)
+                seat = event.get("seat")
+                seat = seat if isinstance(seat, int) else -1
+                hand.plays.append(Played(seat, tuple(take), bool(take) and not table, self._last_card(hand, seat), hand.deals))
             elif kind == "escoba" and last_play is not None:
                 hand.escobas.append((dict(event), last_play[0]))
             elif kind in ("leftovers", "score") and not hand.over:
@@ -130,6 +151,14 @@ class Facts:
             elif kind == "match_end":
                 self.match_end = dict(event)
             previous = str(kind)
+
+    @staticmethod
+    def _last_card(hand: HandFacts, seat: int) -> bool:
+        """Count a card played by `seat`; True when it was the last the seat held."""
+        if not 0 <= seat < len(hand.held):
+            return False
+        hand.held[seat] -= 1
+        return hand.held[seat] == 0
 
     # ------------------------------------------------------------------ questions the rules ask
     def openings(self, action: str | None = None) -> list[dict]:

@@ -65,6 +65,7 @@ class Rules:
     target: int | None  # None: no capture kind sums to a target and no opening rule uses one
     compulsory: str  # optional | card | hand
     escoba_on_last_play: bool
+    escoba_on_last_card: bool  # False: a sweep with a player's own last card of the hand is no escoba
     joker_escobas_score: bool
     leftovers_to: str
     leftovers_escoba: bool

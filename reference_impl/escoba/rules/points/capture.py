@@ -85,6 +85,11 @@ def _last_sweep_possible(rules: Any, counts: list[int]) -> bool:
     return rules.target is None or rules.deck.jokers > 0 or rules.opening_action == "set_aside" or total % rules.target == 0
 
 
+def _last_card_sweeps(position: Any, facts: Any) -> bool:
+    """A play in the hand's last round that took every card with its player's last card."""
+    return any(p.cleared and p.emptied and p.round == h.deals for h in facts.hands for p in h.plays)
+
+
 def _joker_escobas(position: Any, facts: Any) -> bool:
     jokers = facts.jokers
     if not jokers:
@@ -138,6 +143,15 @@ POINTS = (
         shows_in=("escoba",),
         recipe=Recipe(possible=_last_sweep_possible),
         in_play=lambda rules, players: rules.escoba_on_last_play,
+        fast_path=frozenset({True, False}),
+    ),
+    RulePoint(
+        "capture.escoba_on_last_card", "capture", "escoba with a player's last card", default=True,
+        fields=("escoba_on_last_card",), compile=lambda v, doc: bool(v),
+        exercised=_last_card_sweeps, when="a player's last card of the hand takes every card on the table",
+        assumed=("yes",),
+        shows_in=("escoba",),
+        in_play=lambda rules, players: rules.escoba_on_last_card,
         fast_path=frozenset({True, False}),
     ),
     RulePoint(
