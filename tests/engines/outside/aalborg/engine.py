@@ -258,7 +258,7 @@ def score_hand(game: Game) -> list[dict]:
     coins = [sum(map(is_coin, p)) for p in piles]
     # Who took the velo, from the capture log (the replay screen shows who took it).
     velo = [any(VELO in capture.cards for capture in game.log if capture.seat == s) for s in range(game.players)]
-    scores = [
+    scores: list[dict] = [
         {"event": "score", "category": "escobas", "measures": list(game.escobas), "points": list(game.escobas)},
         {"event": "score", "category": "cards", "measures": cards,
          "points": [1 if n > SETTINGS.cards_more_than else 0 for n in cards]},

@@ -534,7 +534,7 @@ class Session:
 
 
 def main() -> int:
-    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[attr-defined]
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     session = Session()
     while True:
         line = sys.stdin.readline()

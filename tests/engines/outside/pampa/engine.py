@@ -39,8 +39,6 @@ HAND = 3
 TABLE = 4
 QUINCE = 15
 
-G = None      # the game in progress (a dict), None before the first start
-
 
 class Refused(Exception):
     def __init__(self, kind, message, reason=None):
@@ -124,7 +122,7 @@ def next_turn(g, seat):
 def captures_for(card, table):
     need = QUINCE - VALUE[card]
     out = []
-    cards = deck_sorted(table)
+    cards = deck_sorted(set(table))
 
     def walk(i, left, taken):
         if left == 0:

@@ -3,7 +3,7 @@
 /**
  * settebello — a Scopa engine behind the escoba JSON-lines protocol (docs/protocol.md).
  *
- * Written the way our TypeScript sources are (types in JSDoc, checked with `tsc --checkJs`),
+ * Written the way our TypeScript sources are (types in JSDoc comments for `tsc --checkJs`),
  * shipped as plain JavaScript so that it runs on Node.js alone:
  *
  *     node tests/engines/outside/settebello/engine.js
@@ -472,8 +472,12 @@ function main() {
       }
       done = r.cmd === 'quit' && reply.ok === true;
     }
+    if (done) {
+      input.close();
+      process.stdout.write(`${JSON.stringify(reply)}\n`, () => process.exit(0));
+      return;
+    }
     process.stdout.write(`${JSON.stringify(reply)}\n`);
-    if (done) input.close();
   });
 }
 

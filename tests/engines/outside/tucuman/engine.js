@@ -391,10 +391,12 @@ let quitting = false;
 rl.on('line', (line) => {
   if (quitting || line.trim() === '') return;
   const [reply, quit] = answer(line);
-  process.stdout.write(JSON.stringify(reply) + '\n');
-  // Stop reading; node exits once stdout has drained.
   if (quit) {
+    // Stop reading, and exit once the reply has been written out.
     quitting = true;
     rl.close();
+    process.stdout.write(JSON.stringify(reply) + '\n', () => process.exit(0));
+    return;
   }
+  process.stdout.write(JSON.stringify(reply) + '\n');
 });
