@@ -22,7 +22,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 import pytest
@@ -392,6 +392,39 @@ def hands_until(s: Session, ruleset: str, found: Callable[[list[dict]], bool], *
     pytest.fail("no hand shows it")
 
 
+class Sweep(NamedTuple):
+    """A play that cleared the table, and where it stood in the hand."""
+
+    last_round: bool  # the stock was empty (every card dealt)
+    own_last: bool  # the player's last card of the hand
+    last_play: bool  # the hand's last play
+    escoba: bool  # an escoba event followed it
+
+
+def sweeps_of(events: list[dict]) -> list[Sweep]:
+    """The sweeps of one hand of 40 cards, four of them on the table, from its events alone."""
+    table: list[str] = []
+    hands: list[list[str]] = []
+    dealt, found = 0, []
+    plays = [i for i, e in enumerate(events) if e["event"] == "play"]
+    for i, e in enumerate(events):
+        if e["event"] == "table":
+            table = list(e["cards"])
+        elif e["event"] == "opening" and e["action"] == "dealer_takes":
+            table = []
+        elif e["event"] == "deal":
+            hands = [list(hand) for hand in e["hands"]]
+            dealt = dealt + sum(len(hand) for hand in hands)
+        elif e["event"] == "play":
+            hands[e["seat"]].remove(e["card"])
+            table = [c for c in table if c not in e["take"]] if e["take"] else table + [e["card"]]
+            if e["take"] and not table:
+                last_round = dealt + 4 == 40
+                found.append(Sweep(last_round, last_round and not hands[e["seat"]], i == plays[-1],
+                                   events[i + 1]["event"] == "escoba"))
+    return found
+
+
 def score(events: list[dict], category: str) -> dict:
     return next(e for e in events if e["event"] == "score" and e["category"] == category)
 
@@ -475,25 +508,12 @@ def bug_settebello_last_table_card_single(s: Session) -> None:
 
 
 def bug_settebello_no_scopa_last_round(s: Session) -> None:
-    def last_round_sweeps(events: list[dict]) -> list[bool]:
-        """For each sweep in the last round but not on the hand's last play: was it a scopa?"""
-        table: list[str] = []
-        dealt, found = 0, []
-        plays = [i for i, e in enumerate(events) if e["event"] == "play"]
-        for i, e in enumerate(events):
-            if e["event"] == "table":
-                table = list(e["cards"])
-            elif e["event"] == "deal":
-                dealt += sum(len(hand) for hand in e["hands"])
-            elif e["event"] == "play":
-                table = [c for c in table if c not in e["take"]] if e["take"] else table + [e["card"]]
-                if e["take"] and not table and dealt + 4 == 40 and i != plays[-1]:
-                    found.append(events[i + 1]["event"] == "escoba")
-        return found
+    def found(events: list[dict]) -> list[bool]:
+        return [w.escoba for w in sweeps_of(events) if w.last_round and not w.last_play]
 
     # At four players the last round has twelve plays, and a sweep in it comes in fewer hands.
-    sweeps = last_round_sweeps(hands_until(s, "scopa", lambda events: bool(last_round_sweeps(events)), players=4))
-    assert sweeps and not any(sweeps)
+    escobas = found(hands_until(s, "scopa", lambda events: bool(found(events)), players=4))
+    assert escobas and not any(escobas)
 
 
 def bug_settebello_repeated_take_accepted(s: Session) -> None:
@@ -520,3 +540,15 @@ def test_planted_bug_is_there(name: str, bug: str) -> None:
     """The engine shows its planted bug on a position built for it (see each function)."""
     for s in session(name):
         BUGS[name, bug](s)
+
+
+# ------------------------------------------------------------------------------------ a rule no file can state
+def test_pampa_own_last_card_sweep_is_no_escoba() -> None:
+    """pampa plays the departure its rules.yaml cannot state (manifest: expressible false): a
+    sweep with a player's own last card of the hand takes the cards and is no escoba."""
+    def found(events: list[dict]) -> list[bool]:
+        return [w.escoba for w in sweeps_of(events) if w.own_last]
+
+    for s in session("pampa"):
+        escobas = found(hands_until(s, "base", lambda events: bool(found(events))))
+        assert escobas and not any(escobas)
