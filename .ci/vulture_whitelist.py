@@ -87,3 +87,13 @@ runtest
 reportinfo
 pytest_plugins
 pytestmark
+
+# Called by name: the outside engine aalborg (tests/engines/outside/aalborg/engine.py) dispatches
+# each request to `on_<cmd>`, as the app it ports does.
+_.on_hello
+_.on_quit
+_.on_legal
+_.on_play
+_.on_next_hand
+_.on_state
+_.on_score
