@@ -22,10 +22,13 @@ def test_license_file_is_the_mit_licence_pyproject_declares() -> None:
 
 
 def test_changelog_has_the_current_version() -> None:
-    """CHANGELOG.md has a section for the version pyproject declares, and an Unreleased one on top."""
+    """CHANGELOG.md has a section for the package's version (escoba/version.py, which
+    pyproject.toml reads), and an Unreleased one on top."""
+    from escoba.version import __version__
+
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     sections = re.findall(r"^## (.+)$", text, re.M)
-    assert sections[0] == "Unreleased" and PROJECT["project"]["version"] in sections
+    assert sections[0] == "Unreleased" and __version__ in sections
 
 
 def test_metadata_a_package_index_shows() -> None:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from escoba.lazy import attach
 from escoba.version import __version__ as __version__
 
 # True for type checkers, False at run time, without importing `typing`: the modules a plain
@@ -54,18 +55,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    # Lazy so that `escoba --help` does not pay for jsonschema and lark.
-    import importlib
-
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'escoba' has no attribute '{name}'")
-
-
-def __dir__() -> list[str]:
-    # What dir(), help() and tab completion show: the lazy names too, not only what is loaded.
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = attach(__name__, _LAZY, __all__)
 
 
 _cache: dict = {}

@@ -78,7 +78,7 @@ def play_equivalent(a: Rules, b: Rules, players: int) -> bool:
     every rule point that play depends on (`RulePoint.in_play`) is the same under both."""
     if players not in b.player_counts:
         return False
-    return all(rule.in_play(a, players) == rule.in_play(b, players) for rule in POINTS if rule.in_play is not None)
+    return all(rule.play_key(a, players) == rule.play_key(b, players) for rule in POINTS if rule.in_play)
 
 
 def _deck_difference(a: Rules, b: Rules) -> str:

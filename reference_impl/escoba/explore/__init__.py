@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from escoba.lazy import attach
+
 __all__ = ["explore", "identify", "shrink", "write_cases"]
 
 if TYPE_CHECKING:
@@ -36,14 +38,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    # Lazy: the submodules import one another (and the runner); importing the package is cheap.
-    import importlib
-
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'escoba.explore' has no attribute '{name}'")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = attach(__name__, _LAZY, __all__)

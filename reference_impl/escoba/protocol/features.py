@@ -210,26 +210,20 @@ def required_features(
 ) -> frozenset[str]:
     """The features a case needs: those of the rule points its expected `events` exercise,
     `players:N`, and `match` for a match case."""
-    facts = Facts(doc, players, target, events, probe)
-    need = {f"players:{players}"}
-    if target is not None:
-        need.add("match")
-    for point in positions(doc):
-        if point.key == "players.counts":
-            continue
-        need.update(point_features(point, facts))
-    return frozenset(need)
+    return frozenset(_features(Facts(doc, players, target, events, probe), exercised_only=True))
 
 
 def ruleset_features(doc: Mapping[str, Any], players: int, target: int | None = None) -> list[str]:
     """Every feature of a ruleset at a table, exercised or not: what an engine implementing
     exactly that ruleset declares."""
-    facts = Facts(doc, players, target, ())
-    found = [f"players:{players}"] + (["match"] if target is not None else [])
-    for point in positions(doc):
-        if point.key == "players.counts":
-            continue
-        found.extend(point_features(point, facts, exercised_only=False))
+    return _features(Facts(doc, players, target, ()), exercised_only=False)
+
+
+def _features(facts: Facts, *, exercised_only: bool) -> list[str]:
+    found = [f"players:{facts.players}"] + (["match"] if facts.target is not None else [])
+    for point in positions(facts.doc):
+        if point.key != "players.counts":
+            found.extend(point_features(point, facts, exercised_only=exercised_only))
     return found
 
 

@@ -36,6 +36,7 @@ Doc = Mapping[str, Any]
 
 REQUIRED: Any = object()  # the schema requires the key: there is no default
 ANY = "any"  # the fast path plays every value of the point's fields
+BOTH = frozenset({True, False})  # ... both values of a yes/no field
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,9 @@ class RulePoint:
     shows_in: tuple[str, ...] = ()
     recipe: Recipe = field(default_factory=Recipe)
     # -- the diff and the fast path
-    in_play: Callable[[Any, int], Any] | None = None  # (Rules, players) -> what play depends on
+    # What play depends on at a table: True, the point's compiled fields; or (Rules, players) ->
+    # what of it matters there; None: nothing (it only scores)
+    in_play: Callable[[Any, int], Any] | bool | None = None
     # ANY, the set of values of its field, or {field: values}; None: only the compiled default,
     # which is what a fused loop that never heard of the point plays (the rest falls back to Hand)
     fast_path: Any = None
@@ -121,8 +124,27 @@ class RulePoint:
         """The feature key of the point `key` (an instance of this declaration)."""
         return self.feature_key or key
 
+    def play_key(self, rules: Any, players: int) -> Any:
+        """What play depends on of this point under `rules` at a table of `players`: two
+        rulesets whose keys are equal play every game of that table alike on this point."""
+        if callable(self.in_play):
+            return self.in_play(rules, players)
+        return tuple(getattr(rules, name) for name in self.fields)
+
     def shown(self, value: Any, doc: Doc) -> str:
         return self.text(value, doc) if self.text is not None else word(value)
+
+
+def flag(key: str, concern: str, title: str, field: str, **parts: Any) -> RulePoint:
+    """A yes/no rule compiled to one boolean field, which play depends on and the fast path
+    plays both ways (unless `parts` says otherwise)."""
+    parts = {"in_play": True, "fast_path": BOTH, **parts}
+    return RulePoint(key, concern, title, fields=(field,), compile=lambda v, doc: bool(v), **parts)
+
+
+def count(key: str, concern: str, title: str, field: str, **parts: Any) -> RulePoint:
+    """A rule that is a whole number, compiled to one int field."""
+    return RulePoint(key, concern, title, fields=(field,), compile=lambda v, doc: int(v), **parts)
 
 
 # --------------------------------------------------------------------------- words

@@ -8,7 +8,7 @@ from itertools import product
 from typing import Any
 
 from escoba.game.capture import DEFAULT_KINDS
-from escoba.rules.points.base import ANY, Recipe, RulePoint, plain
+from escoba.rules.points.base import ANY, Recipe, RulePoint, flag, plain
 
 _KIND_SUMS = {"target": "card + taken = target", "card": "taken = card's value"}
 _PRIORITIES = {"none": "", "single_card": " (a single card first)", "fewest_cards": " (fewest cards)"}
@@ -107,60 +107,32 @@ def _joker_escobas(position: Any, facts: Any) -> bool:
 POINTS = (
     RulePoint(
         "capture.target", "capture", "capture target", default=None,
-        fields=("target",), compile=lambda v, doc: int(v) if v is not None else None,
+        fields=("target",), compile=lambda v, doc: int(v) if v is not None else None, in_play=True, fast_path=ANY,
         exercised=_target_used, when="a capture kind sums to it, or the opening table rule uses it",
         feature_value=lambda p, f: "none" if p.value is None else plain(p.value),
-        fixed="the deck's capture values are made for it",
-        shows_in=("legal", "opening"),
-        in_play=lambda rules, players: rules.target,
-        fast_path=ANY,
+        fixed="the deck's capture values are made for it", shows_in=("legal", "opening"),
     ),
     RulePoint(
         "capture.compulsory", "capture", "compulsory capture",
-        fields=("compulsory",),
+        fields=("compulsory",), in_play=True, fast_path=frozenset({"optional", "card", "hand"}),
         exercised=_compulsory_matters, when="a decision where some card can capture (or a probe of the compulsory rule)",
-        assumed=(),
-        shows_in=("legal", "perft", "rejected"),
-        in_play=lambda rules, players: rules.compulsory,
-        fast_path=frozenset({"optional", "card", "hand"}),
+        assumed=(), shows_in=("legal", "perft", "rejected"),
     ),
     RulePoint(
         "capture.kinds", "capture", "capture kinds", default=DEFAULT_KINDS_DOC,
-        text=_kinds_text, meaning=lambda v, doc: tuple(sorted(kinds_of(v))),
-        fields=("capture_kinds",), compile=lambda v, doc: kinds_of(v),
+        text=_kinds_text, meaning=lambda v, doc: tuple(sorted(kinds_of(v))), values=_kinds_readings,
+        fields=("capture_kinds",), compile=lambda v, doc: kinds_of(v), in_play=True, fast_path=ANY,
         exercised=_kinds_matter, when="a decision where some card can capture (or a probe of a wrong sum or a priority)",
-        assumed=("target",), feature_value=_kinds_feature,
+        assumed=("target",), feature_value=_kinds_feature, shows_in=("legal", "perft", "rejected"),
         forms="each kind's sum, with `-priority` unless none, sorted: `target`, `card-single_card`, `card-fewest_cards,target`",
-        values=_kinds_readings,
-        shows_in=("legal", "perft", "rejected"),
-        in_play=lambda rules, players: rules.capture_kinds,
-        fast_path=ANY,
     ),
-    RulePoint(
-        "capture.escoba_on_last_play", "capture", "escoba on the last play", default=True,
-        fields=("escoba_on_last_play",), compile=lambda v, doc: bool(v),
-        exercised=_last_play_sweeps, when="the hand's last play takes every card on the table",
-        shows_in=("escoba",),
-        recipe=Recipe(possible=_last_sweep_possible),
-        in_play=lambda rules, players: rules.escoba_on_last_play,
-        fast_path=frozenset({True, False}),
-    ),
-    RulePoint(
-        "capture.escoba_on_last_card", "capture", "escoba with a player's last card", default=True,
-        fields=("escoba_on_last_card",), compile=lambda v, doc: bool(v),
-        exercised=_last_card_sweeps, when="a player's last card of the hand takes every card on the table",
-        assumed=("yes",),
-        shows_in=("escoba",),
-        in_play=lambda rules, players: rules.escoba_on_last_card,
-        fast_path=frozenset({True, False}),
-    ),
-    RulePoint(
-        "capture.joker_escobas_score", "capture", "escobas made with a joker score", default=True,
-        fields=("joker_escobas_score",), compile=lambda v, doc: bool(v),
-        exercised=_joker_escobas, when="an escoba (or an opening take) made with a joker",
-        shows_in=("escoba", "opening"),
-        recipe=Recipe(opening_tables=True, possible=lambda rules, counts: rules.deck.jokers > 0),
-        in_play=lambda rules, players: rules.joker_escobas_score,
-        fast_path=frozenset({True, False}),
-    ),
+    flag("capture.escoba_on_last_play", "capture", "escoba on the last play", "escoba_on_last_play", default=True,
+         exercised=_last_play_sweeps, when="the hand's last play takes every card on the table", shows_in=("escoba",),
+         recipe=Recipe(possible=_last_sweep_possible)),
+    flag("capture.escoba_on_last_card", "capture", "escoba with a player's last card", "escoba_on_last_card", default=True,
+         exercised=_last_card_sweeps, when="a player's last card of the hand takes every card on the table",
+         assumed=("yes",), shows_in=("escoba",)),
+    flag("capture.joker_escobas_score", "capture", "escobas made with a joker score", "joker_escobas_score", default=True,
+         exercised=_joker_escobas, when="an escoba (or an opening take) made with a joker", shows_in=("escoba", "opening"),
+         recipe=Recipe(opening_tables=True, possible=lambda rules, counts: rules.deck.jokers > 0)),
 )  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from escoba.rules.points.base import ANY, Recipe, RulePoint, always, never
+from escoba.rules.points.base import ANY, Recipe, RulePoint, always, count, flag, never
 
 _DEALT = "a case's deck orders are dealt under it: no other value deals them"
 
@@ -22,47 +22,20 @@ def _short_stock_possible(rules: Any, counts: list[int]) -> bool:
 
 
 POINTS = (
-    RulePoint(
-        "deal.hand_size", "deal", "cards per hand",
-        fields=("hand_size",), compile=lambda v, doc: int(v),
-        exercised=always, when="always",
-        fixed=_DEALT,
-        shows_in=("deal",),
-        in_play=lambda rules, players: rules.hand_size,
-        fast_path=ANY,
-    ),
-    RulePoint(
-        "deal.table_size", "deal", "cards on the table",
-        fields=("table_size",), compile=lambda v, doc: int(v),
-        exercised=always, when="always",
-        fixed=_DEALT,
-        shows_in=("deal",),
-        in_play=lambda rules, players: rules.table_size,
-        fast_path=ANY,
-    ),
-    RulePoint(
-        "deal.table_first", "deal", "table dealt before the hands", default=False,
-        fields=("table_first",), compile=lambda v, doc: bool(v),
-        exercised=always, when="always (it changes which cards go where)", assumed=("no",),
-        shows_in=("deal",),
-        # A replayed hand keeps its cards: which came first off the stock changes nothing.
-        fast_path=ANY,
-    ),
+    count("deal.hand_size", "deal", "cards per hand", "hand_size", in_play=True, fast_path=ANY,
+          exercised=always, when="always", fixed=_DEALT, shows_in=("deal",)),
+    count("deal.table_size", "deal", "cards on the table", "table_size", in_play=True, fast_path=ANY,
+          exercised=always, when="always", fixed=_DEALT, shows_in=("deal",)),
+    # A replayed hand keeps its cards: which came first off the stock changes nothing of play.
+    flag("deal.table_first", "deal", "table dealt before the hands", "table_first", default=False, in_play=None,
+         exercised=always, when="always (it changes which cards go where)", assumed=("no",), shows_in=("deal",)),
     RulePoint(
         "deal.short_stock", "deal", "a stock that does not divide", default="forbid",
-        fields=("short_stock",),
-        exercised=_stock_divides_not, when="the stock does not divide into whole rounds at this table",
-        assumed=("forbid",),
-        shows_in=("deal",),
-        recipe=Recipe(possible=_short_stock_possible),
-        in_play=lambda rules, players: rules.short_stock,
-        fast_path=ANY,
+        fields=("short_stock",), in_play=True, fast_path=ANY,
+        exercised=_stock_divides_not, when="the stock does not divide into whole rounds at this table", assumed=("forbid",),
+        shows_in=("deal",), recipe=Recipe(possible=_short_stock_possible),
     ),
-    RulePoint(
-        "deal.open_hands", "deal", "hands played face up", default=False,
-        fields=("open_hands",), compile=lambda v, doc: bool(v),
-        exercised=never, when="never: no event depends on it",
-        # Who sees which cards: it changes what a bot may know, not the rules of play.
-        fast_path=ANY,
-    ),
+    # Who sees which cards: it changes what a bot may know, not the rules of play.
+    flag("deal.open_hands", "deal", "hands played face up", "open_hands", default=False, in_play=None,
+         exercised=never, when="never: no event depends on it"),
 )  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from escoba.rules.points.base import Recipe, RulePoint
+from escoba.rules.points.base import Recipe, RulePoint, flag
 
 
 def _to_matters(position: Any, facts: Any) -> bool:
@@ -25,28 +25,16 @@ def _nobody_captured(position: Any, facts: Any) -> bool:
 POINTS = (
     RulePoint(
         "leftovers.to", "leftovers", "leftovers go to the",
-        fields=("leftovers_to",),
-        exercised=_to_matters, when="cards are left at the end of a hand in which someone captured",
-        shows_in=("leftovers",),
-        in_play=lambda rules, players: rules.leftovers_to,
-        fast_path=frozenset({"last_capturer", "dealer", "discard"}),
+        fields=("leftovers_to",), in_play=True, fast_path=frozenset({"last_capturer", "dealer", "discard"}),
+        exercised=_to_matters, when="cards are left at the end of a hand in which someone captured", shows_in=("leftovers",),
     ),
-    RulePoint(
-        "leftovers.escoba", "leftovers", "leftovers are an escoba", default=False,
-        fields=("leftovers_escoba",), compile=lambda v, doc: bool(v),
-        exercised=_taken, when="cards left at the end go to a side",
-        shows_in=("score",),
-        in_play=lambda rules, players: rules.leftovers_escoba,
-        fast_path=frozenset({True, False}),
-    ),
+    flag("leftovers.escoba", "leftovers", "leftovers are an escoba", "leftovers_escoba", default=False,
+         exercised=_taken, when="cards left at the end go to a side", shows_in=("score",)),
     RulePoint(
         "leftovers.if_nobody_captured", "leftovers", "leftovers when nobody captured", default="discard",
-        fields=("if_nobody_captured",),
-        exercised=_nobody_captured, when="cards are left at the end of a hand in which nobody captured",
-        shows_in=("leftovers",),
+        fields=("if_nobody_captured",), in_play=True, fast_path=frozenset({"discard", "dealer"}),
+        exercised=_nobody_captured, when="cards are left at the end of a hand in which nobody captured", shows_in=("leftovers",),
         # Only placing cards leaves a hand in which nobody captured: where capture is optional.
         recipe=Recipe(bots=("placer",), possible=lambda rules, counts: rules.compulsory == "optional" and rules.leftovers_to == "last_capturer"),
-        in_play=lambda rules, players: rules.if_nobody_captured,
-        fast_path=frozenset({"discard", "dealer"}),
     ),
 )  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from escoba.rules.points.base import ANY, Recipe, RulePoint
+from escoba.rules.points.base import ANY, Recipe, RulePoint, count
 
 _OPENING = Recipe(opening_tables=True)
 
@@ -54,40 +54,23 @@ def _escobas_matter(position: Any, facts: Any) -> bool:
 POINTS = (
     RulePoint(
         "opening_table.trigger", "opening", "opening table: trigger",
-        fields=("opening_trigger",),
-        exercised=_trigger_matters,
+        fields=("opening_trigger",), in_play=True, fast_path=ANY, shows_in=("opening",), recipe=_OPENING,
+        exercised=_trigger_matters, assumed=("all_cards",),
         when="a table turned up on which the triggers disagree: part of it makes the target but the whole "
         "does not split, or the whole adds up to it without splitting",
-        assumed=("all_cards",),
-        shows_in=("opening",), recipe=_OPENING,
-        in_play=lambda rules, players: rules.opening_trigger,
-        fast_path=ANY,
     ),
-    RulePoint(
-        "opening_table.max_groups", "opening", "opening table: groups counted", default=1,
-        fields=("opening_max_groups",), compile=lambda v, doc: int(v),
-        exercised=_split_matters, when="a table turned up that splits into two groups making the target",
-        assumed=("1",),
-        values=lambda v, doc: [g for g in (1, 2) if g != v],
-        shows_in=("opening",), recipe=_OPENING,
-        in_play=lambda rules, players: rules.opening_max_groups,
-        fast_path=ANY,
-    ),
+    count("opening_table.max_groups", "opening", "opening table: groups counted", "opening_max_groups", default=1,
+          in_play=True, fast_path=ANY, shows_in=("opening",), recipe=_OPENING, values=lambda v, doc: [g for g in (1, 2) if g != v],
+          exercised=_split_matters, when="a table turned up that splits into two groups making the target", assumed=("1",)),
     RulePoint(
         "opening_table.action", "opening", "opening table: action",
-        fields=("opening_action",),
-        exercised=_action_matters, when="a table turned up that the opening rule acts on",
-        assumed=("none",),
+        fields=("opening_action",), in_play=True, fast_path=frozenset({"none", "dealer_takes", "set_aside", "redeal"}),
         shows_in=("opening", "deal"), recipe=_OPENING,
-        in_play=lambda rules, players: rules.opening_action,
-        fast_path=frozenset({"none", "dealer_takes", "set_aside", "redeal"}),
+        exercised=_action_matters, when="a table turned up that the opening rule acts on", assumed=("none",),
     ),
     RulePoint(
         "opening_table.escobas", "opening", "opening table: escobas",
-        fields=("opening_escobas",),
+        fields=("opening_escobas",), in_play=True, fast_path=ANY, shows_in=("opening",), recipe=_OPENING,
         exercised=_escobas_matter, when="the dealer takes an opening table",
-        shows_in=("opening",), recipe=_OPENING,
-        in_play=lambda rules, players: rules.opening_escobas,
-        fast_path=ANY,
     ),
 )  # fmt: skip
