@@ -30,10 +30,10 @@ Goals (issue 12), each measured here, never in a timed test:
    in others). A ruleset with a share within 5 points of 75% after the rounds is measured for
    as many rounds again (`near_goal`), its shares the medians of all;
 4. the equivalence tests (`tests/test_fused.py` at the issue's 2,000 hands of every bundled
-   ruleset at every player count, run under HYPOTHESIS_PROFILE=deep, and
-   `tests/test_search_fused.py`) pass, and which rulesets fall back;
-5. random playouts from dealt hands at the speed of simulated hands (within 10%), and the
-   search bot's decisions per CPU-second with its playouts fused and on `Hand`;
+   ruleset at every player count, run under HYPOTHESIS_PROFILE=deep) pass, and which
+   rulesets fall back;
+5. random playouts from dealt hands at the speed of simulated hands (within 10%) (the bots'
+   own speed is benchmarks/bots.py's);
 6. the bundled conformance suite (`escoba conformance`) under 4 s and `escoba check sv` under
    100 ms of wall time (3 runs, median, once the cache folder holds what a first run keeps
    there: the first run's time is shown beside), run as the installed `escoba` command (or
@@ -57,7 +57,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
@@ -135,14 +134,10 @@ def main() -> int:
     whole: list[float] = []
     ceiling: list[float] = []
     played_out: list[float] = []
-    searched: dict[bool, list[float]] = {True: [], False: []}
     inproc: dict[tuple[str, int], list[float]] = {row: [] for row in rows}  # each in a new process (ROW)
     counts = {rid: [n for r, n in rows if r == rid] for rid, _ in rows}  # each ruleset's player counts
     shares: dict[tuple[str, int], list[float]] = {}  # a round's share of sv (players 2) or of 2 players (`sandwich`)
     small: list[float] = []  # sv at 1,000 hands, memos cleared: the warm-up's share of a short run
-    positions = search_positions(loaded["sv"], SEARCH_POSITIONS)
-    for fast in (True, False):  # warm-up, not counted: the worths of the cards, the capture memos
-        search_moves_per_second(positions, fast)
 
     def table_round(rid: str) -> None:  # one round of a ruleset's rows (`sandwich`)
         runs = sandwich(lambda r, n: row_rate(python, env, r, n, args.rows), rid, counts[rid])
@@ -162,11 +157,9 @@ def main() -> int:
             say(f"round {k + 1}: {len(rows)} rulesets × players, a process each, {args.rows:,} hands each")
             for rid in counts:
                 table_round(rid)
-        say(f"round {k + 1}: sv at 1,000 hands; playouts; search")
+        say(f"round {k + 1}: sv at 1,000 hands; playouts")
         small.append(simulate_in_process(loaded["sv"], 2, 1000, seed=1))
         played_out.append(playouts_per_second(loaded["sv"], 2, args.rows, seed=1))
-        for fast in (True, False):
-            searched[fast].append(search_moves_per_second(positions, fast))
     near = near_goal(shares)
     for k in range(args.table_repeat if near else 0):
         say(f"round {k + 1} again: {', '.join(near)}, within {NEAR * 100:.0f} points of 75% after {args.table_repeat} rounds")
@@ -192,15 +185,14 @@ def main() -> int:
     sv2 = med[("sv", 2)]
     small_m = statistics.median(small)
     playout_m = statistics.median(played_out)
-    search_fast, search_hand = statistics.median(searched[True]), statistics.median(searched[False])
 
     # 4: the equivalence tests, at the issue's 2,000 hands.
     if args.skip_tests:
         tests = "not run (--skip-tests)"
         tests_ok = None
     else:
-        say("the equivalence tests (tests/test_fused.py, deep; tests/test_search_fused.py)")
-        test_files = [str(ROOT / "tests" / name) for name in ("test_fused.py", "test_search_fused.py")]
+        say("the equivalence tests (tests/test_fused.py, deep)")
+        test_files = [str(ROOT / "tests" / "test_fused.py")]
         result = subprocess.run([*python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_files],
                                 capture_output=True, text=True, cwd=ROOT,
                                 env={**os.environ, "HYPOTHESIS_PROFILE": "deep"})  # fmt: skip
@@ -340,13 +332,6 @@ def main() -> int:
             f"{', '.join(f'{v:,.0f}' for v in ceiling)} hands per CPU-second, median {ceiling_m / plain_m:.0f}× the plain "
             f"loop and {ceiling_m / whole_m:.0f}× `escoba simulate`.",
         ]
-    out += [
-        "",
-        f"The search bot (`search:{SEARCH_PLAYOUTS}`, greedy playouts to its horizon, sv, 2 players, {len(positions)} "
-        f"positions): {search_hand:,.1f} decisions per CPU-second with its playouts on `Hand` (the default), "
-        f"{search_fast:,.1f} with them on the fused path (`fused_playouts=True`: {search_fast / search_hand:.2f}×; the "
-        f"same moves, `tests/test_search_fused.py`).",
-    ]
     if fallbacks:
         out += ["", "Rulesets played by `Hand` (the fused path does not implement a rule they use):", ""]
         out += [f"- {rid}: {why}" for rid, why in fallbacks.items()]
@@ -354,8 +339,6 @@ def main() -> int:
     return 0
 
 
-SEARCH_PLAYOUTS = 100
-SEARCH_POSITIONS = 12
 
 
 def sandwich(rate: Callable[[str, int], float], rid: str, players: list[int]) -> dict[tuple[str, int], list[float]]:
@@ -421,37 +404,6 @@ def build_c_loop(source: Path) -> str | None:
     binary = Path(tempfile.mkdtemp(prefix="escoba-bench-")) / "limit_sim"
     subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True)
     return str(binary)
-
-
-def search_positions(rules, count: int) -> list:
-    """Positions of seeded sv hands, a few plays in, for the search bot to decide from."""
-    from escoba.engine.hand import Hand, shuffled_decks
-
-    rng = random.Random(3)
-    found = []
-    while len(found) < count:
-        hand = Hand(rules, 2, len(found) % 2, shuffled_decks(rules, rng), record=False)
-        for _ in range(rng.randrange(0, 20)):
-            if hand.to_play is None:
-                break
-            moves = hand.legal_moves()
-            hand.apply(moves[rng.randrange(len(moves))])
-        if hand.to_play is not None:
-            found.append(hand)
-    return found
-
-
-def search_moves_per_second(positions: list, fast: bool) -> float:
-    """Decisions per CPU-second of the search bot's search, playouts fused or on `Hand` (memos
-    warm, as in a bot that has been playing for a while: the first round warms them)."""
-    from escoba.cli.bench import call_cpu
-    from escoba.engine.search import search
-
-    def decide() -> None:
-        for k, hand in enumerate(positions):
-            search(hand, hand.to_play, random.Random(k), playouts=SEARCH_PLAYOUTS, fused_playouts=fast)
-
-    return len(positions) / call_cpu(decide)
 
 
 def wall(argv: list[str], env: dict[str, str] | None = None) -> float:

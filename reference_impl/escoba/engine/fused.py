@@ -59,7 +59,6 @@ import random
 import weakref
 from bisect import insort
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 from escoba.engine.deal import deal_plan, leader
@@ -201,7 +200,6 @@ class Outcome:
     piles: list[int]  # bitmask of the cards each side captured
     set_aside: int  # bitmask
     opening: tuple[int, int, int, int]  # (dealer took the table, opening escobas, set aside, redeals)
-    over: bool = True  # False: a playout stopped at its horizon (no points, no leftovers given)
     # What `Hand.history()` gives, for rulesets that keep it, as far as their measures read it:
     # every capture, only the sweeps, or none (`Fused.kept`); who made the last capture always.
     history: list[SideHistory] | None = None
@@ -211,7 +209,27 @@ class Outcome:
         """The hand's points per side, its categories' summed (worked out when asked for: a
         simulation sums the categories of all its hands instead)."""
         sides, cells = len(self.escobas), self.category_points
-        return [sum(cells[side::sides]) for side in range(sides)] if self.over else []
+        return [sum(cells[side::sides]) for side in range(sides)]
+
+
+@dataclasses.dataclass
+class _Position:
+    """A hand in play as the loop holds it: cards as codes (`Fused`), hands in deck order, the
+    table sorted, the stock from `pos` on to be dealt, piles as bitmasks; the turns left in
+    the round (`_turns`); each side's history so far (None when the ruleset keeps none), the
+    plays made and the deal round (`Hand.captures`, `.plays`, `.round`)."""
+
+    hands: list[list[int]]
+    table: list[int]
+    stock: list[int]
+    pos: int
+    piles: list[int]
+    escobas: list[int]
+    last: int | None
+    turns: Turns
+    history: list[list[Capture]] | None
+    plays: int
+    round: int
 
 
 class _Table:
@@ -573,128 +591,94 @@ class Fused:
             hands.append(h)
         table.sort()
         history: list[list[Capture]] | None = [[] for _ in range(t.sides)] if self.rules.needs_history else None
-        outcome = self._play(
-            getrandbits, rng, t, hands, table, stock, t.first_stop, piles, escobas, last, t.first_turns, trace, None,
-            None, history, 0, 1,
-        )  # fmt: skip
+        at = _Position(hands, table, stock, t.first_stop, piles, escobas, last, t.first_turns, history, 0, 1)
+        outcome = self._play(rng, t, at, trace)
         outcome.set_aside |= set_aside
         outcome.opening = (taken, opening_escobas, aside, redeals)
         return outcome
 
-    def _play(
-        self,
-        getrandbits: Any,
-        rng: random.Random,
-        t: _Table,
-        hands: list[list[int]],
-        table: list[int],
-        stock: list[int],
-        pos: int,
-        piles: list[int],
-        escobas: list[int],
-        last: int | None,
-        turns: Turns,
-        trace: list | None,
-        greedy: Greedy | None,
-        horizon: int | None,
-        history: list[list[Capture]] | None,
-        plays: int,
-        deal_round: int,
-    ) -> Outcome:
-        """Play from a position to the end of the hand: `hands` as codes in deck order, `table`
-        as sorted codes, the stock `stock[pos:]` as codes, `turns` those left in the round
-        (`_turns`).
-        Moves are drawn at random, or chosen by `greedy`; with a `horizon`, play stops before a
-        move once fewer than `horizon` cards are left to deal and a card of the round has been
-        played. `history` (each side's captures so far, extended in place; None when the
-        ruleset keeps none), `plays` (made so far) and `deal_round` are `Hand.captures`,
-        `.plays`, `.round`."""
+    def _play(self, rng: random.Random, t: _Table, at: _Position, trace: list | None) -> Outcome:
+        """Play a hand from `at` to its end, each move drawn as the random bot draws it from
+        `Hand.legal_moves()`; `trace`, if given, receives each (seat, card, taken cards).
+
+        A move is the table's entry looked up (`_captures_on`), the draw (the legal moves
+        counted card by card, one drawn as `rng.randrange` draws it), then the card placed or
+        its capture made. The draw stays written out here: as a function called per move it
+        cost 10 to 13% of fr's and sv's simulation (20,000 hands, medians of 6 pairs); the
+        rarer steps are methods: which capture the draw names (`_nth_capture`), the history
+        (`_remember`), the next round (`_deal_round`)."""
+        hands, table, stock, piles, escobas = at.hands, at.table, at.stock, at.piles, at.escobas
+        pos, last, turns, deal_round = at.pos, at.last, at.turns, at.round
         rules = self.rules
-        shift, card_mask, jokers, unit = self.shift, self.card_mask, self.jokers, self.unit
-        code_bit, ranks = self.code_bit, self.code_rank
-        rank_by_mask = self.rank_by_mask
-        memo, spots = self._captures, _POSITIONS.__getitem__
-        captured = self.keys  # where an entry of `memo` lists captures
-        new_capture = partial(tuple.__new__, Capture)  # Capture(*fields), without its Python __new__
-        side_of, rounds = t.side_of, t.rounds
-        in_deck_order = card_mask.__and__
+        shift, card_mask, jokers, unit, code_bit = self.shift, self.card_mask, self.jokers, self.unit, self.code_bit
+        memo, spots, captured = self._captures, _POSITIONS.__getitem__, self.keys  # captures sit at `keys` in an entry
+        side_of, getrandbits, inlined = t.side_of, rng.getrandbits, INLINED
         stock_end = len(stock)
-        below = t.players * rules.hand_size - 1  # a card of the round has been played: fewer left in hands
         optional = rules.compulsory == "optional"
-        last_play_escoba = rules.escoba_on_last_play
-        last_card_escoba = rules.escoba_on_last_card
+        last_play_escoba, last_card_escoba = rules.escoba_on_last_play, rules.escoba_on_last_card
         joker_check = bool(jokers) and not rules.joker_escobas_score
-        recording = history if self.kept is not None else None  # the lists captures are recorded in
+        recording = at.history if self.kept is not None else None  # the lists captures are recorded in
         every_capture = self.kept == "captures"
-        inlined = INLINED
         sig = self._sig(table)
-        played_before = plays - pos + len(turns)  # plays made = played_before + pos - left, as cards are dealt and played
+        played_before = at.plays - pos + len(turns)  # plays made = played_before + pos - left, as cards are dealt and played
         while True:
             for seat, holds, left in turns:
-                if horizon is not None and stock_end - pos < horizon and left < below:
-                    return Outcome([], escobas, piles, 0, (0, 0, 0, 0), over=False)
                 h = hands[seat]
                 try:  # (a try costs nothing until it catches)
                     entry = memo[sig]  # moves by value key, then captures (`_captures_on`)
                 except KeyError:
                     entry = self._captures_on(sig, table)
-                if greedy is not None:
-                    # r: which capture of the card, -1 placing it
-                    i, r = greedy.choose(h, partial(_captures_at, entry, captured), table)
-                    held = h.pop(i)
+                # How many legal moves: the held cards' moves summed (unrolled for small hands).
+                if holds == 3:
+                    first = entry[h[0] >> shift]
+                    second = first + entry[h[1] >> shift]
+                    n = second + entry[h[2] >> shift]
+                    if not n:
+                        first, second, n = 1, 2, 3
+                elif holds == 2:
+                    first = entry[h[0] >> shift]
+                    n = first + entry[h[1] >> shift]
+                    if not n:
+                        first, n = 1, 2
+                elif holds == 1:
+                    first = entry[h[0] >> shift] or 1
+                    n = first
                 else:
-                    # How many legal moves: the held cards' moves summed (unrolled for small hands).
-                    if holds == 3:
-                        first = entry[h[0] >> shift]
-                        second = first + entry[h[1] >> shift]
-                        n = second + entry[h[2] >> shift]
-                        if not n:
-                            first, second, n = 1, 2, 3
-                    elif holds == 2:
-                        first = entry[h[0] >> shift]
-                        n = first + entry[h[1] >> shift]
-                        if not n:
-                            first, n = 1, 2
-                    elif holds == 1:
-                        first = entry[h[0] >> shift] or 1  # 0: hand-level compulsion, nobody can capture: it is placed
-                        n = first
-                    else:
-                        counts = [entry[x >> shift] for x in h]
-                        n = sum(counts)
-                        if not n:
-                            counts, n = [1] * holds, holds
-                        first = counts[0]
-                    if inlined:
-                        try:
-                            nbits = BITS[n]
-                        except IndexError:
-                            nbits = n.bit_length()
+                    counts = [entry[x >> shift] for x in h]
+                    n = sum(counts)
+                    if not n:
+                        counts, n = [1] * holds, holds
+                    first = counts[0]
+                if inlined:
+                    try:
+                        nbits = BITS[n]
+                    except IndexError:
+                        nbits = n.bit_length()
+                    r = getrandbits(nbits)
+                    while r >= n:
                         r = getrandbits(nbits)
-                        while r >= n:
-                            r = getrandbits(nbits)
-                    else:
-                        r = rng.randrange(n)
-                    # Which held card the r-th move plays, and which of its moves it is.
-                    if r < first:
-                        i = 0
-                    elif holds == 2:
+                else:
+                    r = rng.randrange(n)
+                if r < first:
+                    i = 0
+                elif holds == 2:
+                    i = 1
+                    r -= first
+                elif holds == 3:
+                    if r < second:
                         i = 1
                         r -= first
-                    elif holds == 3:
-                        if r < second:
-                            i = 1
-                            r -= first
-                        else:
-                            i = 2
-                            r -= second
                     else:
-                        i = 0
-                        while r >= counts[i]:
-                            r -= counts[i]
-                            i += 1
-                    held = h.pop(i)
-                    if optional:
-                        r -= 1  # the placement comes first
+                        i = 2
+                        r -= second
+                else:
+                    i = 0
+                    while r >= counts[i]:
+                        r -= counts[i]
+                        i += 1
+                held = h.pop(i)
+                if optional:
+                    r -= 1
                 key = held >> shift
                 captures = entry[captured + key]  # masks of positions
                 if r < 0 or not captures:  # the card is placed
@@ -703,33 +687,8 @@ class Fused:
                     insort(table, held)
                     sig += unit[key]
                     continue
-                if len(captures) > 1 and greedy is None:
-                    # The random draw counts a card's captures in the order the reference lists
-                    # them, the deck order of the cards taken (`greedy` gave the memo's index).
-                    # Each capture's key is its code_rank mask, and without `rank_by_mask` that
-                    # mask with the bit below its last card's set too; the r-th capture is the one
-                    # of the r-th largest key (keys of distinct sets differ). Summed in plain
-                    # loops: over a capture's few cards they cost about half the chains of `map`
-                    # they replaced (20,000 hands: 7.8% fewer instructions in fr, 6.5% in sv).
-                    if len(captures) == 2:
-                        a = b = 0
-                        for p in spots(captures[0]):
-                            a += ranks[table[p]]
-                        for p in spots(captures[1]):
-                            b += ranks[table[p]]
-                        if not rank_by_mask:
-                            a |= (a & -a) >> 1
-                            b |= (b & -b) >> 1
-                        if a < b:
-                            r = 1 - r
-                    else:
-                        keys = []
-                        for positions in map(spots, captures):
-                            a = 0
-                            for p in positions:
-                                a += ranks[table[p]]
-                            keys.append(a if rank_by_mask else a | (a & -a) >> 1)
-                        r = keys.index(sorted(keys, reverse=True)[r])
+                if len(captures) > 1:
+                    r = self._nth_capture(captures, r, table)
                 take = spots(captures[r])
                 side = side_of[seat]
                 mask = code_bit[held]
@@ -754,25 +713,56 @@ class Fused:
                     swept = False
                     for p in take:  # from the highest position down
                         del table[p]
-                if recording is not None and (every_capture or swept):  # what Hand._remember records (`kept`)
-                    card = held & card_mask
-                    recording[side].append(new_capture((
-                        card, mask ^ 1 << card, deal_round, played_before + pos - left == 1,
-                        not left and pos >= stock_end, bool(swept),
-                    )))  # fmt: skip
+                if recording is not None and (swept or every_capture):  # what Hand._remember records
+                    self._remember(recording[side], held & card_mask, mask, deal_round, played_before + pos - left == 1,
+                                   not left and pos >= stock_end, swept)  # fmt: skip
             if pos == stock_end:
                 break
-            packets, turns = rounds[stock_end - pos]
-            for s, a, b, positions in packets:
-                if positions is None:
-                    dealt = stock[pos + a : pos + b]
-                else:
-                    dealt = [stock[pos + p] for p in positions]
-                dealt.sort(key=in_deck_order)
-                hands[s] = dealt
-            pos += len(turns)
+            pos, turns = self._deal_round(t, hands, stock, pos)
             deal_round += 1
-        return self._finish(t, sum(map(code_bit.__getitem__, table)), piles, escobas, last, history)
+        return self._finish(t, sum(map(code_bit.__getitem__, table)), piles, escobas, last, at.history)
+
+    def _nth_capture(self, captures: Sequence[int], r: int, table: list[int]) -> int:
+        """The index, among a card's `captures` (masks of table positions, in the memo's order),
+        of the r-th in the order the reference lists them: the deck order of the cards taken.
+        Each capture's key is its code_rank mask (with the bit below its last card set too
+        unless `rank_by_mask`); the r-th capture is the one of the r-th largest key (keys of
+        distinct sets differ). Plain loops: over a capture's few cards they cost about half the
+        chains of `map` they replaced (20,000 hands: 7.8% fewer instructions in fr)."""
+        spots, ranks, by_mask = _POSITIONS.__getitem__, self.code_rank, self.rank_by_mask
+        if len(captures) == 2:
+            a = b = 0
+            for p in spots(captures[0]):
+                a += ranks[table[p]]
+            for p in spots(captures[1]):
+                b += ranks[table[p]]
+            if not by_mask:
+                a |= (a & -a) >> 1
+                b |= (b & -b) >> 1
+            return 1 - r if a < b else r
+        keys = []
+        for positions in map(spots, captures):
+            a = 0
+            for p in positions:
+                a += ranks[table[p]]
+            keys.append(a if by_mask else a | (a & -a) >> 1)
+        return keys.index(sorted(keys, reverse=True)[r])
+
+    @staticmethod
+    def _remember(mine: list[Capture], card: int, mask: int, deal_round: int, first: bool, last: bool, swept: object) -> None:
+        """A capture added to the side's history, as `Hand._remember` records it."""
+        mine.append(tuple.__new__(Capture, (card, mask ^ 1 << card, deal_round, first, last, bool(swept))))
+
+    def _deal_round(self, t: _Table, hands: list[list[int]], stock: list[int], pos: int) -> tuple[int, Turns]:
+        """The next round dealt from `stock` at `pos` into `hands` (the deal convention, as
+        positions: `_Table.rounds`): the position after it and its turns."""
+        packets, turns = t.rounds[len(stock) - pos]
+        in_deck_order = self.card_mask.__and__
+        for s, a, b, positions in packets:
+            dealt = stock[pos + a : pos + b] if positions is None else [stock[pos + p] for p in positions]
+            dealt.sort(key=in_deck_order)
+            hands[s] = dealt
+        return pos + len(turns), turns
 
     def _finish(
         self, t: _Table, mask: int, piles: list[int], escobas: list[int], last: int | None,
@@ -800,7 +790,7 @@ class Fused:
         history = None
         if captures is not None:
             history = side_histories(captures, t.side_of[last] if last is not None else None)
-        return Outcome(self._category_points(piles, escobas, history), escobas, piles, set_aside, (0, 0, 0, 0), True, history)
+        return Outcome(self._category_points(piles, escobas, history), escobas, piles, set_aside, (0, 0, 0, 0), history)
 
     def score(
         self, piles: list[int], escobas: list[int], history: list[SideHistory] | None = None
@@ -825,18 +815,9 @@ class Fused:
         return cells
 
     # -------------------------------------------------------------- from a given position
-    def playout(
-        self,
-        hand: Hand,
-        rng: random.Random,
-        trace: list | None = None,
-        greedy: Greedy | None = None,
-        horizon: int | None = None,
-    ) -> Outcome | None:
-        """Play from `hand`'s position to the end (the hand itself is not changed): at random,
-        or by `greedy`'s choices; with a `horizon`, only until fewer than `horizon` cards are
-        left to deal and a card of the new round has been played (`Outcome.over` is then
-        False). None for a stock the deal convention would not leave (a hand built from JSON)."""
+    def playout(self, hand: Hand, rng: random.Random, trace: list | None = None) -> Outcome | None:
+        """Play from `hand`'s position to the end at random (the hand itself is not changed).
+        None for a stock the deal convention would not leave (a hand built from JSON)."""
         if hand.to_play is None:
             raise EscobaError("the hand is over: nothing to play out")
         t = self.table(hand.players, hand.dealer)
@@ -851,13 +832,13 @@ class Fused:
             for c in pile:
                 mask |= bit[c]
             piles.append(mask)
-        history = [self._kept_of(mine) for mine in hand.captures] if hand.captures is not None else None
-        return self._play(
-            rng.getrandbits, rng, t, [sorted([code[c] for c in h], key=in_deck_order) for h in hand.hands],
-            sorted([code[c] for c in hand.table]), [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas),
-            hand.last_capturer, _turns([len(h) for h in hand.hands], hand.to_play, t.next), trace, greedy, horizon,
-            history, hand.plays, hand.round,
+        at = _Position(
+            [sorted([code[c] for c in h], key=in_deck_order) for h in hand.hands], sorted([code[c] for c in hand.table]),
+            [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas), hand.last_capturer,
+            _turns([len(h) for h in hand.hands], hand.to_play, t.next),
+            [self._kept_of(mine) for mine in hand.captures] if hand.captures is not None else None, hand.plays, hand.round,
         )  # fmt: skip
+        return self._play(rng, t, at, trace)
 
     def _kept_of(self, captures: Sequence[Capture]) -> list[Capture]:
         """Those of a side's captures that the history keeps (`kept`)."""
@@ -882,56 +863,6 @@ def _extended(fewer: Sequence, start: int, value: int, position: int) -> list:
                 totals[i] += tuple([m | bit for m in extended])
         i += 1
     return totals
-
-
-def _captures_at(entry: tuple, captured: int, key: int) -> tuple[int, ...]:
-    """The captures of a card of value key `key` in a `Fused._captures_on` entry."""
-    return entry[captured + key]
-
-
-class Greedy:
-    """A move chooser for the fused loop that picks what `escoba.engine.search`'s light greedy
-    playout policy picks from `Hand.legal_moves()`: the move of largest gain, the first in
-    the legal moves' order among equals. A capture gains the worth of the card played and of
-    the cards taken (summed in the order `Move.take` lists them, so the floats are the same),
-    plus `escoba` when it clears the table; placing a card gains minus its worth, less 1000."""
-
-    def __init__(self, kernel: Fused, card_worth: Sequence[float], escoba: float):
-        self.worth = card_worth
-        self.escoba = escoba
-        self.mask = kernel.card_mask
-        self.shift = kernel.shift
-        self.compulsory = kernel.rules.compulsory
-
-    def choose(
-        self, held: list[int], captures_of: Callable[[int], Sequence[int]], table: list[int],
-    ) -> tuple[int, int]:  # fmt: skip
-        """(position of the card in `held`, index of the capture in its captures or -1 to place
-        it), with `held` as the fused loop's codes in deck order, `table` as its sorted codes,
-        and `captures_of(key)` the captures of a card of that value key (as `Fused._captures_on`
-        gives them)."""
-        worth, escoba, mask, shift, compulsory = self.worth, self.escoba, self.mask, self.shift, self.compulsory
-        anyone = compulsory == "hand" and any(captures_of(x >> shift) for x in held)
-        best, best_gain = (0, -1), -float("inf")
-        for i, x in enumerate(held):
-            card, key = x & mask, x >> shift
-            captures = captures_of(key)
-            if compulsory == "optional" or (not captures and not anyone):
-                gain = -worth[card] - 1000.0
-                if gain > best_gain:
-                    best, best_gain = (i, -1), gain
-            if not captures:
-                continue
-            # The legal moves list a card's captures in the deck order of the cards taken.
-            takes = [sorted(table[p] & mask for p in positions) for positions in map(_POSITIONS.__getitem__, captures)]
-            for j in sorted(range(len(takes)), key=takes.__getitem__):
-                take = takes[j]
-                gain = worth[card] + sum(worth[c] for c in take)
-                if len(take) == len(table):
-                    gain += escoba
-                if gain > best_gain:
-                    best, best_gain = (i, j), gain
-        return best
 
 
 def _scorer(cat: Category, sides: int) -> Any:

@@ -21,12 +21,9 @@ the greedy bot's judgement of it (see PRIOR). The budget is a number of playouts
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
-random with `playout="random"`. They are played on `Hand`; with `fused_playouts=True` they run
-on the fused simulation path (`escoba.engine.fused`) when the ruleset has one, which plays
-exactly the moves `Hand` would (tests/test_search_fused.py): the same seed and budget give the
-same move either way. It is not the default because it does not pay at this horizon: a playout
-is a few moves, and setting up the fused loop's state costs about what those moves save
-(benchmarks/speed.py measures both).
+random with `playout="random"`. They are played on `Hand`: a playout is a few moves, and
+setting up the fused loop's state cost about what those moves saved (measured 0.95x the `Hand`
+playouts, so that path was removed).
 """
 
 from __future__ import annotations
@@ -36,7 +33,6 @@ import random
 import time
 from collections.abc import Callable
 
-from escoba.engine import fused
 from escoba.engine.bots import Judge, thinking
 from escoba.engine.hand import Hand, Move
 from escoba.engine.worth import Worth, worth_of
@@ -75,10 +71,8 @@ def search(
     playouts: int | None = 200,
     seconds: float | None = None,
     playout: str = "greedy",
-    fused_playouts: bool = False,
 ) -> Move:
-    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only.
-    `fused_playouts=True` plays the playouts on the fused path: the same moves (see above)."""
+    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only."""
     view = hand.view(seat)
     rules = hand.rules
     side_of = hand.side_of
@@ -87,10 +81,6 @@ def search(
     prefer = _preference(worth) if playout == "greedy" else None
     evaluate = _Evaluate(worth, sides)
     finish = _greedy_playout(prefer, evaluate) if prefer is not None else _random_playout(rng, evaluate)
-    kernel = fused.fused(rules) if fused_playouts else None
-    if kernel is not None:
-        greedy = fused.Greedy(kernel, worth.card, worth.escoba) if prefer is not None else None
-        finish = _fused_playout(kernel, greedy, rng, evaluate, finish)
     root = Node()
     # The greedy bot's judgement of each move is the prior: a move's value is its playouts'
     # mean lead shrunk towards it, as if it were PRIOR playouts' worth of evidence. Small
@@ -218,33 +208,6 @@ def _random_playout(rng: random.Random, evaluate: _Evaluate) -> Finish:
             moves = state.legal_moves()
             state.apply(moves[rng.randrange(len(moves))])
         return evaluate(state)
-
-    return finish
-
-
-def _fused_playout(
-    kernel: fused.Fused, greedy: fused.Greedy | None, rng: random.Random, evaluate: _Evaluate, reference: Finish
-) -> Finish:
-    """`reference` (`_random_playout` or `_greedy_playout`) on the fused path: the same moves
-    (the same draws from `rng`), the leads computed alike, and the state left unchanged."""
-
-    def finish(state: Hand, stock: int) -> list[float]:
-        if state.to_play is None:
-            return evaluate(state)
-        trace: list = []
-        out = kernel.playout(state, rng, trace, greedy, stock)
-        if out is None:  # a stock no deal leaves (a hand built from JSON): Hand plays it
-            return reference(state, stock)
-        if out.over:
-            return evaluate.over(out.points)
-        piles = [list(pile) for pile in state.piles]
-        side_of = state.side_of
-        for seat, card, take in trace:  # the piles in the order Hand.apply extends them
-            if take:
-                pile = piles[side_of[seat]]
-                pile.append(card)
-                pile.extend(take)
-        return evaluate.captured(piles, out.escobas)
 
     return finish
 
