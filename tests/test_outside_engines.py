@@ -542,10 +542,11 @@ def test_planted_bug_is_there(name: str, bug: str) -> None:
         BUGS[name, bug](s)
 
 
-# ------------------------------------------------------------------------------------ a rule no file can state
+# ------------------------------------------------------------------------------------ a rule only pampa plays
 def test_pampa_own_last_card_sweep_is_no_escoba() -> None:
-    """pampa plays the departure its rules.yaml cannot state (manifest: expressible false): a
-    sweep with a player's own last card of the hand takes the cards and is no escoba."""
+    """pampa plays its rules.yaml's `capture.escoba_on_last_card: false` (the rule point added
+    for it, docs/architecture.md): a sweep with a player's own last card of the hand takes the
+    cards and is no escoba."""
     def found(events: list[dict]) -> list[bool]:
         return [w.escoba for w in sweeps_of(events) if w.own_last]
 
