@@ -54,6 +54,15 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert escoba.__version__ == version
 
 
+def test_escoba_alone_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    """`escoba` with no command prints every command with its one-line help on stderr, then the usage error (exit 2)."""
+    code, out, err = run(capsys)
+    assert code == 2 and out == ""
+    for name in ALL_COMMANDS:
+        assert re.search(rf"^    {name}\b", err, re.M), name
+    assert "validate rulesets" in err  # a command's help line, not just its name
+    assert err.rstrip().endswith("escoba: error: the following arguments are required: COMMAND")
+
 # --------------------------------------------------------------------------- --help examples
 
 

@@ -134,6 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         tolerate_encoding(stream)  # cp1252 and the like: ASCII stand-ins, not a traceback
     args_list = sys.argv[1:] if argv is None else list(argv)
+    if not args_list:
+        # `escoba` alone, as `git` alone: the commands with a line each, not only the usage
+        # line argparse gives. Still a usage error (exit 2, on stderr): no command ran.
+        parser = build_parser()
+        parser.print_help(sys.stderr)
+        print("\nescoba: error: the following arguments are required: COMMAND", file=sys.stderr)
+        return 2
     # A known subcommand first: only its parser is built (its arguments, errors and --help are
     # the same); anything else (--help, --version, a misspelt command) gets the whole parser.
     parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
