@@ -283,3 +283,39 @@ def test_the_plain_spelling_is_read_as_the_grammar_reads_it():
         code = deck.code[0]
         for other in (f" {code}", f"{code}  x {deck.code[1]}", f"{code} x", f"{code} x {code}", code.lower() + "?", f"{code} X {deck.code[1]}"):
             assert _plain_move(other, deck) is None, (rid, other)
+
+
+# --------------------------------------------------------------------------- Hand.apply with text
+
+
+def _capture_position() -> escoba.Hand:
+    """A base hand whose first player has a capture to make (seed 1 deals one)."""
+    rules = escoba.load_ruleset("base")
+    for seed in range(50):
+        hand = escoba.Hand(rules, players=2, dealer=0, seed=seed)
+        if any(m.take for m in hand.legal_moves()):
+            return hand
+    raise AssertionError("no seed under 50 deals a capture")
+
+
+def test_hand_apply_takes_the_terminals_notation():
+    """`Hand.apply("7d x 3c 5h")` plays the move that text names, in ASCII or with suit symbols, as the Move itself does."""
+    hand = _capture_position()
+    move = next(m for m in hand.legal_moves() if m.take)
+    deck = hand.rules.deck
+    for text in (format_move(move, deck), format_move(move, deck, ascii=True)):
+        again = hand.clone()
+        assert again.apply(text) == hand.clone().apply(move)
+
+
+def test_hand_apply_refuses_text_that_is_not_a_move_and_other_types():
+    """Text that does not parse raises NotationError; a value that is neither a move nor text raises a TypeError naming the forms taken; the hand is unchanged."""
+    hand = _capture_position()
+    before = hand.to_json()
+    with pytest.raises(NotationError, match="unknown card"):
+        hand.apply("7z x 3c")
+    with pytest.raises(TypeError, match=r"a move is a Move, a \(card, take\) pair of card indices, or the move's notation \('7♦ x 3♣ 5♥', '7d x 3c 5h'\), not int 7"):
+        hand.apply(7)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not tuple"):
+        hand.apply(("7d", ["3c"]))
+    assert hand.to_json() == before

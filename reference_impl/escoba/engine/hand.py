@@ -241,11 +241,15 @@ class Hand:
         held = self.hands[seat] if seat is not None else None
         return refusal(move, held, self.table, self.rules.finder, self.rules.compulsory, self.rules.deck, seat)
 
-    def apply(self, move: Move | tuple) -> list[dict]:
-        """Play a move; return the events it caused. An illegal move changes nothing."""
+    def apply(self, move: Move | tuple | str) -> list[dict]:
+        """Play a move; return the events it caused. An illegal move changes nothing.
+
+        `move` is a `Move` (as `legal_moves()` gives), a (card, take) pair of card indices, or
+        the move in the notation the terminal game reads (`"7♦ x 3♣ 5♥"`, `"7d x 3c 5h"`):
+        text that is not a move raises `NotationError`, any other value `TypeError`."""
         legal = self.legal_moves()
         if move not in legal:  # a move taken from legal_moves() is found by identity at once
-            move = Move(move[0], tuple(sorted(move[1])))
+            move = _as_move(move, self.rules)
             if move not in legal:
                 raise IllegalMoveError(self.why_illegal(move) or "not a legal move here", move)
         return self._play(move)
@@ -578,6 +582,25 @@ def _captures_from_json(rules: Rules, data: dict) -> list[list[Capture]] | None:
     for item in data["captures"]:
         sides[int(item["side"])].append(Capture.from_json(item, index))
     return sides
+
+
+_MOVE_FORMS = "a Move, a (card, take) pair of card indices, or the move's notation ('7♦ x 3♣ 5♥', '7d x 3c 5h')"
+
+
+def _as_move(move: object, rules: Rules) -> Move:
+    """What `Hand.apply` was given, as a Move with its take sorted; NotationError for text that
+    is not a move, TypeError for anything that is neither a move nor text."""
+    if isinstance(move, str):
+        from escoba.notation import parse_move  # lark, loaded only for text
+
+        move = parse_move(move, rules.deck)
+    if isinstance(move, tuple | list) and len(move) == 2:
+        card, take = move
+        if isinstance(take, Iterable) and not isinstance(take, str | bytes):
+            take = tuple(take)
+            if all(isinstance(c, int) and not isinstance(c, bool) for c in (card, *take)):
+                return Move(card, tuple(sorted(take)))
+    raise TypeError(f"a move is {_MOVE_FORMS}, not {type(move).__name__} {move!r:.60}")
 
 
 def _deck_problem(rules: Rules, order: Sequence[int]) -> str:
