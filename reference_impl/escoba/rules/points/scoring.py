@@ -206,6 +206,9 @@ POINTS = (
         text=lambda v, doc: meanings_of(doc).measure(v), meaning=lambda v, doc: meanings_of(doc).measure(v),
         fields=("measure", "measure_text", "measure_on_mask", "needs_history", "history_reads"), compile=_measure_fields,
         exercised=_scored, when="the category is scored",
+        # The canonical text, as the forms say: a measure written over several lines, or with
+        # other spacing or aliases, is the same feature (and a feature is one line).
+        feature_value=lambda p, f: str(p.meaning),
         forms="the measure's canonical text: `count(cards)`",
         values=_measure_readings,
                 shows_in=("score",),
