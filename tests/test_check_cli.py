@@ -202,3 +202,96 @@ def test_check_outside_the_checkout_names_bundled_files_by_paths_that_exist(
     inside = registry.spec_dir() / "house"
     monkeypatch.chdir(inside)
     assert run(capsys, "check", "base") == (0, "ok  ../base.yaml (base)\n", "")
+
+
+# --------------------------------------------------------------------------- every problem in one run
+
+ONE_OF_EACH = """\
+dsl: 1
+id: one-of-each
+kind: house
+extends: da
+capture:
+  escoba_on_last_play: no
+scoring:
+  categories:
+    - id: velo
+      points: two
+    - id: rey-de-oros
+      award: {policy: holder, card: 11 oros}
+    - id: sevens
+      measure: count(rank(cards, 8)) + count(suit(cards, coins))
+      award: {policy: most}
+"""
+
+
+def test_check_reports_a_mistake_of_each_kind_in_one_run(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A YAML 1.1 boolean, a schema error, a semantic error and an expression with two problems: one `escoba check` reports them all, each located."""
+    monkeypatch.chdir(tmp_path)
+    Path("one-of-each.yaml").write_text(ONE_OF_EACH, encoding="utf-8")
+    code, out, _ = run(capsys, "check", "one-of-each.yaml")
+    assert code == 1
+    assert out.splitlines() == [
+        'one-of-each.yaml:6:24: $.capture.escoba_on_last_play: \'no\' is read as a boolean by YAML 1.1: write true or false, or quote it ("no") for the text',
+        "one-of-each.yaml:10:15: $.scoring.categories[3].points: expected an integer, got 'two'",
+        "one-of-each.yaml:12:37: $.scoring.categories[5].award.card: no card '11 oros' in the deck",
+        "one-of-each.yaml:14:16: $.scoring.categories[6].measure: unknown rank '8'",
+        "    count(rank(cards, 8)) + count(suit(cards, coins))",
+        "                      ^",
+        "one-of-each.yaml:14:16: $.scoring.categories[6].measure: unknown suit 'coins' (did you mean 'oros'?)",
+        "    count(rank(cards, 8)) + count(suit(cards, coins))",
+        "                                              ^",
+    ]
+
+
+def test_a_schema_error_beside_a_measure_does_not_hide_the_measures_problem(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A misspelt policy and an unfinished measure in the same category are both reported."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.yaml").write_text("dsl: 1\nextends: base\nscoring:\n  categories:\n    - id: sevens\n      measure: count(rank(cards, 7)\n      award: {policy: mayority}\n")
+    code, out, _ = run(capsys, "check", "m.yaml")
+    assert code == 1
+    assert out.splitlines() == [
+        "m.yaml:6:16: $.scoring.categories[5].measure: expected ')' or ',' here",
+        "    count(rank(cards, 7)",
+        "                        ^",
+        "m.yaml:7:23: $.scoring.categories[5].award.policy: 'mayority' is not one of the policies: most, threshold, holder, per_unit, bonus",
+    ]
+
+
+def test_an_unquoted_comma_in_a_flow_mapping_says_to_quote_the_measure(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`{measure: count(suit(cards, oros)) >= 3, …}` is one problem saying to quote the measure, not unknown keys; the measure as meant is then checked too."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.yaml").write_text(
+        "dsl: 1\nextends: base\nscoring:\n  categories:\n"
+        "    - {id: oros-3, measure: count(suit(cards, oros)) + count(rank(cards, A)) >= 3, award: {policy: bonus}}\n"
+        "    - {id: x, measure: count(suit(cards, copa)), award: {policy: most}}\n"
+    )
+    code, out, _ = run(capsys, "check", "m.yaml")
+    assert code == 1
+    assert out.splitlines() == [
+        "m.yaml:5:29: $.scoring.categories[5].measure: an unquoted ',' inside {…} ended the value, and the rest ('oros)) + count(rank(cards') "
+        'became a key: quote the measure, as in measure: "count(suit(cards, oros)) + count(rank(cards, A)) >= 3"',
+        "m.yaml:6:24: $.scoring.categories[6].measure: an unquoted ',' inside {…} ended the value, and the rest ('copa))') became a key: "
+        'quote the measure, as in measure: "count(suit(cards, copa))"',
+        "m.yaml:6:24: $.scoring.categories[6].measure: unknown suit 'copa' (did you mean 'copas'?)",
+        "    count(suit(cards, copa))",
+        "                      ^",
+    ]
+
+
+def test_an_award_replaced_without_its_policy_says_so_and_not_that_a_measure_is_missing(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replacing the velo's holder award without `policy` is reported as the missing policy alone (whether a measure is needed depends on it)."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.yaml").write_text("dsl: 1\nextends: base\nscoring:\n  categories:\n    - id: velo\n      award: {ties: all}\n")
+    code, out, _ = run(capsys, "check", "m.yaml")
+    assert code == 1
+    assert out.splitlines() == ["m.yaml:6:14: $.scoring.categories[3].award: missing required key 'policy'"]
+
+
+def test_a_file_that_does_not_parse_stops_at_its_syntax_error(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing is checked past a YAML syntax error: there is no document to check."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.yaml").write_text("dsl: 1\nextends: base\ncapture:\n  target: [15\nmatch: {target: fifteen}\n")
+    code, out, _ = run(capsys, "check", "m.yaml")
+    assert code == 1
+    assert len(out.splitlines()) == 1 and "YAML syntax error" in out

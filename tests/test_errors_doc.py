@@ -528,6 +528,9 @@ EXAMPLES: dict[str, Producer] = {
     "expected a mapping of keys to values at the top, got a list": ruleset("not-a-mapping.yaml"),
     "duplicate key 'target' (first at line 4)": ruleset("duplicate-key.yaml"),
     "'no' is read as a boolean by YAML 1.1: write true or false, or quote it (\"no\") for the text": ruleset("no-as-value.yaml"),
+    "an unquoted ',' inside {…} ended the value, and the rest ('7)) >= 3') became a key: quote the measure, as in measure: \"count(rank(cards, 7)) >= 3\"": ruleset(
+        "dsl: 1\nextends: base\nscoring:\n  categories:\n    - {id: siete, measure: count(rank(cards, 7)) >= 3, award: {policy: bonus}}\n"
+    ),
     "key 'on' is read as a boolean by YAML 1.1; quote it (\"on\")": ruleset("on-as-key.yaml"),
     "key 7 is not a string; quote it (\"7\")": ruleset("non-string-key.yaml"),
     "'015' is not a plain decimal number, a form YAML versions read differently; write it in decimal, or quote it": ruleset("octal-number.yaml"),

@@ -367,3 +367,33 @@ def test_expr_env_without_suit_aliases():
     )
     assert compile_expression("best(suit(cards, oros), v)", env).fn([1], 0) == 3
     assert compile_expression("total(rank(deck, 2), v)", env).fn([], 0) == 3
+
+
+# ----------------------------------------------------------------------------- every problem at once
+
+
+@pytest.mark.parametrize(
+    "text, problems",
+    [
+        ("count(rank(cards, 11)) + count(suit(cards, coins))",
+         [(18, "unknown rank '11'"), (43, "unknown suit 'coins' (did you mean 'oros'?)")]),
+        ("count(cards) + cardz + best(cards, primerra) > escobas and 3",
+         [(15, "unknown name 'cardz' (did you mean 'cards'?)"), (35, "unknown value map 'primerra' (did you mean 'primera'?)"),
+          (59, "'and' needs conditions, got a number")]),
+        ("min(count(cards)) + total(cards, figures) + foo(1)",
+         [(16, "min() takes 2 arguments, got 1"), (33, "unknown value map 'figures'"), (44, "unknown function 'foo'; functions: count, suit, rank, card, best, total, min, max, played, taken, made_with, taking, first_play, last_play, in_round")]),
+    ],
+)
+def test_an_expression_reports_every_problem_left_to_right(text, problems):
+    """The check goes on past a problem: the error raised is the first, and `errors` holds every problem with its column, left to right."""
+    with pytest.raises(ExprError) as caught:
+        compile_expression(text, ENV)
+    assert [(e.column, e.message) for e in caught.value.errors] == problems
+    assert caught.value.errors[0] is caught.value
+
+
+def test_a_problem_is_not_reported_again_as_its_consequences():
+    """A part in error fits wherever it stands: `count(cardz) > 2` is one problem, not also a type error on the comparison."""
+    with pytest.raises(ExprError) as caught:
+        compile_expression("count(cardz) > 2 and escobas", ENV)
+    assert [e.message for e in caught.value.errors] == ["unknown name 'cardz' (did you mean 'cards'?)", "'and' needs conditions, got a number"]

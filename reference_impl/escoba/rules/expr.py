@@ -16,8 +16,10 @@ Besides the side's pile, a measure may read the hand's history (`captures`, `swe
 `last_capture`: engine/history.py). `Compiled.needs_history` says so, and only then does the
 engine record it.
 
-Every problem is an `ExprError` with a 0-based column into the text. Evaluation is pure:
-`none` ("not eligible") propagates instead of raising.
+Every problem is an `ExprError` with a 0-based column into the text; the check goes on after
+a problem (the part in error counts as whatever its place wants), so the error raised carries
+in `errors` every problem of the expression, left to right, not only the first. Evaluation is
+pure: `none` ("not eligible") propagates instead of raising.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class ExprError(EscobaError):
 
     def __init__(self, message: str, column: int, text: str = ""):
         self.message, self.column, self.text = message, column, text
+        # Every problem the check found, this one first (compile_expression fills it in).
+        self.errors: list[ExprError] = [self]
         super().__init__(message)
 
     def __str__(self) -> str:
@@ -196,6 +200,12 @@ class Unary(Node):
 
     def children(self) -> tuple[Node, ...]:
         return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Broken(Node):
+    """A part of the expression whose problem is already reported: it fits wherever it stands,
+    so that the check goes on without reporting its consequences."""
 
 
 @dataclass(frozen=True)
@@ -408,6 +418,7 @@ def _too_deep(column: int, text: str) -> ExprError:
 # --------------------------------------------------------------------------- checking
 
 NUMBER, BOOL, SET, SUIT, RANK, MAP, NONE = "number", "bool", "set", "suit", "rank", "map", "none"
+BROKEN = "broken"  # the type of a part in error (a `Broken` node): it fits anything
 EVENTS = "events"  # a list of captures from the hand's history
 CARDS_OR_EVENTS = "cards or events"  # what count() takes
 
@@ -488,6 +499,8 @@ def _suggest(name: str, candidates: Sequence[str]) -> str:
 
 def _fits(actual: str, wanted: str) -> bool:
     # A literal none stands for a missing number or a missing condition.
+    if actual == BROKEN:
+        return True
     if wanted == CARDS_OR_EVENTS:
         return actual in (SET, EVENTS)
     return actual == wanted or (actual == NONE and wanted in (NUMBER, BOOL))
@@ -504,17 +517,27 @@ class _Checker:
         self.env, self.context, self.text = env, context, text
         self.suits = {s: s for s in env.suits} | dict(env.suit_aliases)
         self.variables = [v for v in _VARIABLES if context == "side" or v not in _SIDE_ONLY]
+        self.errors: list[ExprError] = []  # every problem found, in the order found
 
     def error(self, message: str, node: Node) -> ExprError:
         return ExprError(message, node.column, self.text)
 
     def check(self, node: Node) -> tuple[Node, str]:
-        return getattr(self, "_" + type(node).__name__)(node)
+        """The node resolved and its type; a node with a problem is recorded and stands as
+        `Broken` (a raise inside it stops only its own check)."""
+        try:
+            return getattr(self, "_" + type(node).__name__)(node)
+        except ExprError as error:
+            return self.broken(error, node)
+
+    def broken(self, error: ExprError, node: Node) -> tuple[Node, str]:
+        self.errors.append(error)
+        return Broken(node.column), BROKEN
 
     def expect(self, node: Node, wanted: str, message: str) -> Node:
         checked, kind = self.check(node)
         if not _fits(kind, wanted):
-            raise self.error(f"{message}, got {_DESCRIBE[kind]}", node)
+            return self.broken(self.error(f"{message}, got {_DESCRIBE[kind]}", node), node)[0]
         return checked
 
     # -- names
@@ -585,7 +608,7 @@ class _Checker:
         if node.func == "in_round":
             # A round is a fixed number (1 for the first deal), so the filter is built once.
             number = args[1]
-            if not (isinstance(number, Const) and isinstance(number.value, int)
+            if not isinstance(number, Broken) and not (isinstance(number, Const) and isinstance(number.value, int)
                     and not isinstance(number.value, bool) and number.value >= 1):
                 raise self.error("in_round() expects a round number (1, 2, ...) as its second argument", number)
         return self.fold(replace(node, args=args)), result
@@ -607,7 +630,7 @@ class _Checker:
                                           and written not in _FUNCTIONS):
                 label = "value map" if wanted == MAP else wanted
                 hint = "" if isinstance(arg, Const) else _suggest(written, list(table))
-                raise self.error(f"unknown {label} {written!r}{hint}", arg)
+                return self.broken(self.error(f"unknown {label} {written!r}{hint}", arg), arg)[0]
         return self.expect(arg, wanted, what)
 
     # -- operators
@@ -636,6 +659,8 @@ class _Checker:
         then, a = self.check(node.then)
         cond = self.expect(node.cond, BOOL, "'if' needs a condition")
         other, b = self.check(node.other)
+        if BROKEN in (a, b):
+            return self.fold(replace(node, then=then, cond=cond, other=other)), b if a == BROKEN else a
         for x, kind in ((node.then, a), (node.other, b)):
             if kind not in (NUMBER, BOOL, NONE):
                 raise self.error(
@@ -1049,6 +1074,10 @@ def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Com
         raise ValueError(f"context must be 'side' or 'global', not {context!r}")
     checker = _Checker(env, context, text)
     node, kind = checker.check(_parse(text))
+    if checker.errors:
+        found = sorted({(e.column, e.message): e for e in checker.errors}.values(), key=lambda e: e.column)
+        found[0].errors = found
+        raise found[0]
     if kind not in (NUMBER, BOOL, NONE):
         raise checker.error(
             f"a measure must be a number or a condition, got {_DESCRIBE[kind]}", node

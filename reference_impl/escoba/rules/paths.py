@@ -40,6 +40,11 @@ def item_path(path: str, index: int) -> str:
     return f"{path}[{index}]"
 
 
+def within(path: str, ancestor: str) -> bool:
+    """Whether the JSON path `path` is `ancestor` or a node inside it."""
+    return path == ancestor or (path.startswith(ancestor) and path[len(ancestor)] in ".[")
+
+
 def join(parts: Iterable[str | int]) -> str:
     path = "$"
     for part in parts:

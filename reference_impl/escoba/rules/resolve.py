@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from escoba.data import spec_dir
@@ -21,7 +21,7 @@ from escoba.errors import Location, Problem, RulesetError, UnknownRuleset, quote
 from escoba.record import Record
 from escoba.rules import registry
 from escoba.rules.paths import Pos, child_path, item_path, join
-from escoba.rules.yamlload import Document, load_file, read_text
+from escoba.rules.yamlload import Document, ReadableProblems, load_file, read_text
 
 TYPE_CHECKING = False  # True for type checkers; `typing` is not imported at run time (escoba/__init__.py)
 if TYPE_CHECKING:
@@ -75,11 +75,13 @@ def load_cached(path: Path, shown: str) -> Document:
     return hit[1]
 
 
-def load_chain(path: Path, shown: str, first: Document | None = None) -> list[Document]:
+def load_chain(path: Path, shown: str, first: Document | None = None, readable: list[Problem] | None = None) -> list[Document]:
     """The file and its ancestors, child first; located problems for a broken `extends`.
 
-    `first`: the file already parsed (text from standard input), standing at `path`."""
-    doc = first if first is not None else load_cached(path, shown)
+    `first`: the file already parsed (text from standard input), standing at `path`.
+    `readable`: where to put the problems of files that still read as documents
+    (`ReadableProblems`), whose documents then stand in the chain; without it they raise."""
+    doc = first if first is not None else tolerant(lambda: load_cached(path, shown), readable)
     chain = [doc]
     seen = {doc.path.resolve(): doc.file}
     while True:
@@ -96,9 +98,21 @@ def load_chain(path: Path, shown: str, first: Document | None = None) -> list[Do
         if real in seen:
             cycle = [d.file for d in chain] + [seen[real]]
             raise RulesetError([Problem(where, "cycle: " + " → ".join(cycle))])
-        doc = _load_parent(parent_path, parent_shown, extends, where)
+        doc = tolerant(lambda: _load_parent(parent_path, parent_shown, extends, where), readable)  # noqa: B023 - called at once
         seen[real] = doc.file
         chain.append(doc)
+
+
+def tolerant(load: Callable[[], Document], readable: list[Problem] | None) -> Document:
+    """`load()`; a file whose problems leave a readable document gives that document, its
+    problems added to `readable` (when it is a list: else they are raised)."""
+    try:
+        return load()
+    except ReadableProblems as error:
+        if readable is None:
+            raise
+        readable.extend(error.problems)
+        return error.document
 
 
 # Directories besides each file's own where `extends:` may name files (the CLI's --rules-path).

@@ -87,20 +87,25 @@ def _raw_validator() -> Draft202012Validator:
     return _Validator({**raw, "properties": properties, "required": ["dsl"]})
 
 
-def validate(doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
-    """Problems of a resolved document, in document order."""
-    return _problems(_validator().iter_errors(doc), doc, positions)
+def validate(doc: Any, positions: Mapping[str, Pos], broken: set[str] | None = None) -> list[Problem]:
+    """Problems of a resolved document, in document order. `broken`, when given, gets the
+    JSON path of every node that is not what the schema says (a wrong type or value, a
+    missing key: its mapping), for the checks that read the document next (an unknown key
+    breaks nothing that is read)."""
+    return _problems(_validator().iter_errors(doc), doc, positions, broken)
 
 
-def validate_raw(doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
+def validate_raw(doc: Any, positions: Mapping[str, Pos], broken: set[str] | None = None) -> list[Problem]:
     """Problems of one file's top level as written (unknown keys, the header)."""
-    return _problems(_raw_validator().iter_errors(doc), doc, positions)
+    return _problems(_raw_validator().iter_errors(doc), doc, positions, broken)
 
 
-def _problems(errors: Iterable[ValidationError], doc: Any, positions: Mapping[str, Pos]) -> list[Problem]:
+def _problems(errors: Iterable[ValidationError], doc: Any, positions: Mapping[str, Pos], broken: set[str] | None = None) -> list[Problem]:
     seen: set[str] = set()
     found: list[Problem] = []
     for error in errors:
+        if broken is not None and error.validator != "additionalProperties":
+            broken.add(join(error.absolute_path))
         for problem in _explain(error, doc, positions):
             text = str(problem)
             if text not in seen:
@@ -130,6 +135,8 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
     if validator == "required":
         # jsonschema reports each missing key in an error of its own, named first in its message.
         missing = [k for k in value if k not in instance and error.message.startswith(repr(k))]
+        if missing == ["measure"] and not _known_policy(instance):
+            return []  # whether a category needs a measure depends on its policy, the mistake to fix first
         return [at(f"missing required key '{k}'") for k in missing[:1]]
     if error.relative_schema_path and "propertyNames" in error.relative_schema_path:
         allowed = ", ".join(schema.get("enum", [])) if isinstance(schema, dict) else ""
@@ -162,6 +169,14 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
         repeated = sorted({_show(v) for v in instance if instance.count(v) > 1})
         return [at(f"repeated item{'s' if len(repeated) > 1 else ''}: {', '.join(repeated)}")]
     return [at(error.message)]
+
+
+def _known_policy(category: Any) -> bool:
+    """Whether a category's award names one of the policies (which decide what else it needs)."""
+    award = category.get("award") if isinstance(category, dict) else None
+    policy = award.get("policy") if isinstance(award, dict) else None
+    award_schema = ruleset_schema()["properties"]["scoring"]["properties"]["categories"]["items"]["properties"]["award"]
+    return isinstance(policy, str) and policy in award_schema["properties"]["policy"]["enum"]
 
 
 def _not_used(key: str | None, parts: list[Any], doc: Any) -> str:

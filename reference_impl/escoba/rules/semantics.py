@@ -1,6 +1,10 @@
 """Checks a schema cannot state: cards that exist, a deal that can be dealt, a target that can
 be made, partnerships that seat everyone once, measures that compile, quotes that really are in
-the source. Each runs on a schema-valid resolved document and reports located problems.
+the source. Each reports located problems.
+
+Each check reads some parts of the resolved document, and runs only when the schema found
+those parts as it says (`broken`: the JSON paths of the nodes it did not): so a schema problem
+in one category does not hide a wrong card in another, nor an expression's problems.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from escoba.errors import NotationError, Problem, quoted
 from escoba.game.cards import Deck
 from escoba.rules import registry
 from escoba.rules.expr import ExprError, compile_expression, env_from_deck
-from escoba.rules.paths import locate
+from escoba.rules.paths import join, locate, within
 from escoba.rules.resolve import Resolved, citations
 from escoba.rules.sources import fold, quoted_in, source_files
 
@@ -28,20 +32,28 @@ _MEASURE_KIND = {"most": "number", "threshold": "number", "per_unit": "number", 
 _KIND_WORDS = {"number": "a number", "bool": "a condition (true or false)", "set": "a set of cards"}
 
 
-def check(resolved: Resolved) -> list[Problem]:
-    checker = _Checker(resolved)
-    for step in (
-        checker.file_name,
-        checker.deck,
-        checker.values,
-        checker.players,
-        checker.deal,
-        checker.target,
-        checker.categories,
-        checker.citations,
-        checker.cited_keys,
-    ):
-        step()
+# What each check reads, as paths whose nodes must be whole (categories and citations are
+# guarded one by one, inside their checks).
+_READS: dict[str, tuple[tuple[str | int, ...], ...]] = {
+    "file_name": (("id",),),
+    "deck": (("deck",),),
+    "values": (("deck",), ("values",)),
+    "players": (("players",),),
+    "deal": (("deck",), ("players",), ("deal",)),
+    "target": (("deck",), ("capture",), ("opening_table",)),
+    "categories": (("deck",), ("values",)),
+    "citations": (),
+    "cited_keys": (),
+}
+
+
+def check(resolved: Resolved, broken: frozenset[str] = frozenset()) -> list[Problem]:
+    """The semantic problems of a resolved document; with `broken` (the paths the schema
+    found wrong), the checks that would read a broken node are left out."""
+    checker = _Checker(resolved, broken)
+    for name, reads in _READS.items():
+        if all(checker.whole(parts) for parts in reads):
+            getattr(checker, name)()
     return checker.problems
 
 
@@ -57,10 +69,16 @@ def check_document(doc: dict[str, Any]) -> list[Problem]:
 
 
 class _Checker:
-    def __init__(self, resolved: Resolved):
+    def __init__(self, resolved: Resolved, broken: frozenset[str] = frozenset()):
         self.resolved = resolved
         self.doc = resolved.doc
         self.problems: list[Problem] = []
+        self.broken = broken
+
+    def whole(self, parts: Iterable[str | int], inside: bool = True) -> bool:
+        """No broken node at `parts` or above it, nor (with `inside`) below it."""
+        path = join(parts)
+        return not any(within(path, bad) or (inside and within(bad, path)) for bad in self.broken)
 
     def problem(self, parts: Iterable[str | int], message: str, *, key: bool = False, **extra: Any) -> None:
         self.problems.append(Problem(locate(self.resolved.positions, parts, key=key), message, **extra))
@@ -248,26 +266,33 @@ class _Checker:
             cards: Deck | None = Deck.from_section(deck)
         except ValueError:  # a scoring suit that is no suit: the deck's own check says so
             cards = None
+        if not self.whole(("scoring", "categories"), inside=False):
+            return
         for i, category in enumerate(self.doc["scoring"]["categories"]):
             here = ("scoring", "categories", i)
-            award = category["award"]
-            policy = award["policy"]
+            if not self.whole(here, inside=False):
+                continue
+            # A measure is checked even beside a broken award: only what kind it must be (a
+            # number, a condition) waits for a policy the schema found right.
+            policy = category["award"]["policy"] if self.whole(here + ("award",)) else None
             if policy == "holder":
-                if cards is not None and not _names_card(cards, award["card"]):
-                    self.problem(here + ("award", "card"), f"no card '{award['card']}' in the deck")
-            elif env is not None and "measure" in category:
-                self.expression(category["measure"], here + ("measure",), env, "side", _MEASURE_KIND[policy], policy)
-            if policy == "threshold" and isinstance(award["more_than"], str) and env is not None:
-                self.expression(award["more_than"], here + ("award", "more_than"), env, "global", "number", policy)
+                card = category["award"]["card"]
+                if cards is not None and not _names_card(cards, card):
+                    self.problem(here + ("award", "card"), f"no card '{card}' in the deck")
+            elif env is not None and "measure" in category and self.whole(here + ("measure",)):
+                self.expression(category["measure"], here + ("measure",), env, "side", _MEASURE_KIND.get(policy or ""), policy)
+            if policy == "threshold" and isinstance(category["award"]["more_than"], str) and env is not None:
+                self.expression(category["award"]["more_than"], here + ("award", "more_than"), env, "global", "number", policy)
 
-    def expression(self, text: str, parts: tuple[str | int, ...], env: Any, context: str, wanted: str, policy: str) -> None:
+    def expression(self, text: str, parts: tuple[str | int, ...], env: Any, context: str, wanted: str | None, policy: str | None) -> None:
         try:
             compiled = compile_expression(text, env, context=context)
         except ExprError as error:
-            # One line for the excerpt: a literal block's line breaks would misplace the caret.
-            self.problem(parts, error.message, excerpt=text.replace("\n", " "), caret=error.column)
+            for each in error.errors:  # every problem of the expression, left to right
+                # One line for the excerpt: a literal block's line breaks would misplace the caret.
+                self.problem(parts, each.message, excerpt=text.replace("\n", " "), caret=each.column)
             return
-        if compiled.kind != wanted:
+        if wanted is not None and compiled.kind != wanted:
             what = "measure" if parts[-1] == "measure" else "bound"
             self.problem(parts, f"the {what} of a '{policy}' award must be {_KIND_WORDS[wanted]}, got {_KIND_WORDS[compiled.kind]}")
 
@@ -275,16 +300,18 @@ class _Checker:
 
     def citations(self) -> None:
         source = self.doc.get("source")
-        if source is not None:
+        if source is not None and self.whole(("source",)):
             self.source_file(("source",), source)
         elif self.resolved.kind in ("source", "variant"):
             self.problem((), f"a {self.resolved.kind} ruleset names its source document (source: FILE in spec/sources/)")
         found: list[tuple[tuple[str | int, ...], dict[str, Any]]] = list(citations(self.doc))
         for list_key in ("unsupported", "errata"):
-            for i, item in enumerate(self.doc.get(list_key) or []):
-                found.append(((list_key, i), item))
+            if self.whole((list_key,), inside=False):
+                for i, item in enumerate(self.doc.get(list_key) or []):
+                    found.append(((list_key, i), item))
         for parts, citation in found:
-            self.citation(parts, citation)
+            if self.whole(parts):
+                self.citation(parts, citation)
 
     def citation(self, parts: tuple[str | int, ...], citation: dict[str, Any]) -> None:
         status = citation.get("status")

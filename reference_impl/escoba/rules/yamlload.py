@@ -44,6 +44,21 @@ class Document(Record):
         self.positions = positions
 
 
+class ValueProblem(Problem):
+    """A YAML problem with a value the document still holds, in another form than meant (`no`
+    kept as its text, a value with a tag it may not have): a later stage's problem at that
+    node or inside it is a consequence of this one."""
+
+
+class ReadableProblems(RulesetError):
+    """Problems of a text that still reads as a document (a YAML 1.1 boolean kept as its text,
+    a duplicate key whose first value is kept, a value cut at a comma and joined again):
+    `document` is what it reads as, so that `escoba check` can report the problems of the
+    later stages too, in the same run. Whoever wants a valid document gets the error."""
+
+    def __init__(self, problems: list[Problem], document: Document):
+        super().__init__(problems)
+        self.document = document
 
 
 def _failure(file: str) -> Callable[..., RulesetError]:
@@ -127,7 +142,9 @@ def load_text(text: str, file: str = "<string>", path: Path | None = None) -> Do
     composer = _Composer(text, file)
     data = composer.run()
     if composer.problems:
-        raise RulesetError(composer.problems)
+        if composer.unreadable:
+            raise RulesetError(composer.problems)
+        raise ReadableProblems(composer.problems, Document(file, path or Path(file), data, composer.positions))
     return Document(file, path or Path(file), data, composer.positions)
 
 

@@ -26,6 +26,7 @@ from yaml.events import (
 from escoba.errors import Location, Problem, quoted
 from escoba.rules.limits import BOM, MAX_CHARS, MAX_DEPTH, MAX_DIGITS, MAX_NODES
 from escoba.rules.paths import Lines, Pos, child_path, item_path
+from escoba.rules.yamlload import ValueProblem
 
 try:  # libyaml is ten times faster; the pure-Python parser gives the same events
     from yaml import CSafeLoader as _Loader
@@ -82,6 +83,10 @@ class _Composer:
         self.same_lines = not text.startswith(BOM) and not any(c in text for c in "\r\x85\u2028\u2029")
         self.last_line = text.count("\n")  # 0-based, as the parser counts
         self.problems: list[Problem] = []
+        # A problem that leaves no document to read (a syntax error, an abuse stopped halfway,
+        # a top that is not a mapping). The others (a YAML 1.1 boolean kept as its text, a
+        # duplicate key whose first value is kept, ...) leave plain data worth checking further.
+        self.unreadable = False
         self.positions: dict[str, Pos] = {}
         self.order: list[str] = []  # paths in the order built, so an alias can copy a slice
         self.anchors: dict[str, tuple[Any, str, int, int, int]] = {}
@@ -105,6 +110,12 @@ class _Composer:
         line, column = self.at(mark) if mark is not None else (0, 0)
         self.problems.append(Problem(Location(self.file, line, column, path), message))
 
+    def value_problem(self, mark: Any, path: str, message: str) -> None:
+        """A problem with a value that stays in the document in another form (`no` as its
+        text): what the schema would say about that node is a consequence, left unsaid."""
+        line, column = self.at(mark)
+        self.problems.append(ValueProblem(Location(self.file, line, column, path), message))
+
     def bad_character(self, index: int, character: int) -> None:
         line, column = self.lines.position(index)
         message = f"character #x{character:04x} is not allowed in YAML text"
@@ -113,25 +124,34 @@ class _Composer:
     def run(self) -> Any:
         try:
             self.loader = _Loader(self.text)
-            return self._stream()
+            data = self._stream()
         except _Abort:
-            return None
+            data = None
         except yaml.MarkedYAMLError as error:
-            message = error.problem or "invalid YAML"
-            if error.context:
-                where = f" at line {self.at(error.context_mark)[0]}" if error.context_mark else ""
-                message = f"{message} ({error.context}{where})"
-            self.problem(error.problem_mark, "$", f"YAML syntax error: {message}")
+            self._syntax(error)
+            data = None
         except yaml.reader.ReaderError as error:
             index = error.position
             if _BYTE_OFFSETS:  # a byte offset into the UTF-8 text: count the characters before it
                 index = len(self.text.encode("utf-8")[:index].decode("utf-8", errors="ignore"))
             self.bad_character(index, error.character)
+            data = None
         except UnicodeEncodeError as error:  # a lone surrogate, which libyaml cannot even be given
             self.bad_character(error.start, ord(self.text[error.start]))
+            data = None
         except yaml.YAMLError as error:  # pragma: no cover - every parser error is marked
             self.problem(None, "$", f"YAML error: {error}")
-        return None
+            data = None
+        if not isinstance(data, dict):
+            self.unreadable = True
+        return data
+
+    def _syntax(self, error: Any) -> None:
+        message = error.problem or "invalid YAML"
+        if error.context:
+            where = f" at line {self.at(error.context_mark)[0]}" if error.context_mark else ""
+            message = f"{message} ({error.context}{where})"
+        self.problem(error.problem_mark, "$", f"YAML syntax error: {message}")
 
     def _stream(self) -> Any:
         loader = self.loader
@@ -183,7 +203,7 @@ class _Composer:
         tag = event.tag
         if tag is not None and tag not in _PLAIN_TAGS:
             shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
-            self.problem(mark, path, f"tag '{shown}' is not allowed: a ruleset holds only plain YAML data")
+            self.value_problem(mark, path, f"tag '{shown}' is not allowed: a ruleset holds only plain YAML data")
         if isinstance(event, ScalarEvent):
             value = self._scalar(event, path)
         elif isinstance(event, (SequenceStartEvent, MappingStartEvent)):
@@ -193,7 +213,7 @@ class _Composer:
             if isinstance(event, SequenceStartEvent):
                 value = self._sequence(path, depth)
             else:
-                value = self._mapping(path, depth)
+                value = self._mapping(path, depth, flow=bool(event.flow_style))
         else:  # pragma: no cover - the parser guarantees a node here
             raise _Abort
         if event.anchor is not None:
@@ -202,7 +222,7 @@ class _Composer:
 
     def _alias(self, event: Any, path: str, key_mark: Any) -> Any:
         if event.anchor not in self.anchors:
-            self.problem(event.start_mark, path, f"alias '*{event.anchor}' refers to no anchor defined before it")
+            self.value_problem(event.start_mark, path, f"alias '*{event.anchor}' refers to no anchor defined before it")
             return None
         value, origin, start, end, chars = self.anchors[event.anchor]
         size = end - start
@@ -230,12 +250,14 @@ class _Composer:
         self.loader.get_event()
         return items
 
-    def _mapping(self, path: str, depth: int) -> dict[str, Any]:
+    def _mapping(self, path: str, depth: int, flow: bool = False) -> dict[str, Any]:
         result: dict[str, Any] = {}
         first_line: dict[str, int] = {}
-        while not self.loader.check_event(MappingEndEvent):
-            key_event = self.loader.peek_event()
-            key = self._key(path, depth)
+        taken = None  # a key already read (after a value cut at a comma)
+        while taken is not None or not self.loader.check_event(MappingEndEvent):
+            key_event = taken or self.loader.peek_event()
+            key = self._key(path, depth, taken)
+            taken = None
             if key is None:
                 self._discard(path + ".<value>", depth, keep_problems=False)
                 continue
@@ -245,17 +267,55 @@ class _Composer:
                 self._discard(here, depth, keep_problems=True)
                 continue
             first_line[key] = self.at(key_event.start_mark)[0]
+            value_event = self.loader.peek_event()
             result[key] = self._node(here, depth + 1, key_event.start_mark)
+            if flow and _plain_text(value_event) and _open_brackets(value_event.value) > 0:
+                result[key], taken = self._cut_at_comma(value_event, key, here, path)
         self.loader.get_event()
         return result
 
-    def _key(self, path: str, depth: int) -> str | None:
-        """A mapping key, or None (problem recorded) when it is not a plain string."""
-        event = self.loader.peek_event()
+    def _cut_at_comma(self, value_event: Any, key: str, here: str, path: str) -> tuple[str, Any]:
+        """A plain value of a flow mapping (`{measure: count(rank(cards, 7)), …}`) with a '('
+        still open: the comma inside the brackets ended it, and the rest was read as keys
+        without values (`7))`). Those keys are taken back into the value, which is reported
+        with the quoting it needs, so that no later stage complains about an unknown key and a
+        half expression. Returns the whole value, and a key read past the value (or None)."""
+        opened = _open_brackets(value_event.value)
+        end = value_event.end_mark
+        rest: list[str] = []
+        while opened > 0 and _plain_text(self.loader.peek_event()):
+            piece = self.loader.get_event()
+            self._count(piece, path)
+            after = self.loader.peek_event()
+            if not (_plain_text(after) and after.value == ""):
+                return self._rejoined(value_event, end, rest, key, here), piece  # a real key
+            self._count(self.loader.get_event(), path)
+            rest.append(piece.value)
+            end = piece.end_mark
+            opened += _open_brackets(piece.value)
+        return self._rejoined(value_event, end, rest, key, here), None
+
+    def _rejoined(self, value_event: Any, end: Any, rest: list[str], key: str, here: str) -> str:
+        if not rest:
+            return value_event.value
+        whole = self.text[value_event.start_mark.index + self.shift : end.index + self.shift]
+        self.problem(
+            value_event.start_mark,
+            here,
+            f"an unquoted ',' inside {{…}} ended the value, and the rest ({quoted(rest[0])}) became a key: "
+            f"quote the {key}, as in {key}: {_quote_for_yaml(whole)}",
+        )
+        return whole
+
+    def _key(self, path: str, depth: int, taken: Any = None) -> str | None:
+        """A mapping key, or None (problem recorded) when it is not a plain string. `taken`:
+        the key's event, already read (and counted)."""
+        event = taken or self.loader.peek_event()
         mark = event.start_mark
         if isinstance(event, ScalarEvent) and event.tag in (None, "!", f"{_CORE}str"):
-            self.loader.get_event()
-            self._count(event, path)
+            if taken is None:
+                self.loader.get_event()
+                self._count(event, path)
             text = event.value
             if event.tag is not None or not event.implicit[0]:
                 return text  # quoted or tagged as a string: what it says
@@ -298,9 +358,9 @@ class _Composer:
         value = self._plain(text, mark, path)  # an explicit core tag must agree with the text
         expected: Any = {f"{_CORE}int": int, f"{_CORE}float": (int, float), f"{_CORE}bool": bool}.get(tag)
         if tag == f"{_CORE}null" and value is not None:
-            self.problem(mark, path, f"{quoted(text)} is not null")
+            self.value_problem(mark, path, f"{quoted(text)} is not null")
         elif expected is not None and (not isinstance(value, expected) or (tag != f"{_CORE}bool" and isinstance(value, bool))):
-            self.problem(mark, path, f"{quoted(text)} does not match its tag {quoted('!!' + tag[len(_CORE):])}")
+            self.value_problem(mark, path, f"{quoted(text)} does not match its tag {quoted('!!' + tag[len(_CORE):])}")
         elif tag == f"{_CORE}float" and isinstance(value, int):
             value = float(value)
         return value
@@ -314,33 +374,33 @@ class _Composer:
         if text in _FALSE:
             return False
         if text in _BOOL_11:
-            self.problem(
+            self.value_problem(
                 mark, path, f"'{text}' is read as a boolean by YAML 1.1: write true or false, or quote it (\"{text}\") for the text"
             )
             return text
         if _INT.match(text):
             if len(text.lstrip("+-")) > MAX_DIGITS:  # int() of 4,301 digits raises; 16 are already too many
-                self.problem(mark, path, f"{quoted(text)} is too large a number for a ruleset (more than {MAX_DIGITS} digits)")
+                self.value_problem(mark, path, f"{quoted(text)} is too large a number for a ruleset (more than {MAX_DIGITS} digits)")
                 return text
             return int(text)
         if _FLOAT.match(text):
             value = float(text)
             if not math.isfinite(value):
-                self.problem(mark, path, f"{quoted(text)} is not a finite number")
+                self.value_problem(mark, path, f"{quoted(text)} is not a finite number")
                 return text
             if abs(value) >= 10**MAX_DIGITS:
-                self.problem(mark, path, f"{quoted(text)} is too large a number for a ruleset (more than {MAX_DIGITS} digits)")
+                self.value_problem(mark, path, f"{quoted(text)} is too large a number for a ruleset (more than {MAX_DIGITS} digits)")
                 return text
             return value
         tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
         if tag == f"{_CORE}float" and text.lstrip("+-").lower() in (".inf", ".nan"):
-            self.problem(mark, path, f"'{text}' is not a finite number")
+            self.value_problem(mark, path, f"'{text}' is not a finite number")
         elif tag in (f"{_CORE}int", f"{_CORE}float"):
-            self.problem(
+            self.value_problem(
                 mark, path, f"{quoted(text)} is not a plain decimal number, a form YAML versions read differently; write it in decimal, or quote it"
             )
         elif tag == f"{_CORE}timestamp":
-            self.problem(mark, path, f"{quoted(text)} is read as a date by YAML 1.1; quote it (\"{text}\")")
+            self.value_problem(mark, path, f"{quoted(text)} is read as a date by YAML 1.1; quote it (\"{text}\")")
         return text
 
 
@@ -352,6 +412,23 @@ def reads_as_text(text: str) -> bool:
     if _INT.match(text) or _FLOAT.match(text):
         return False
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == f"{_CORE}str"
+
+
+def _plain_text(event: Any) -> bool:
+    """A plain (unquoted, untagged) scalar."""
+    return isinstance(event, ScalarEvent) and event.tag is None and bool(event.implicit[0])
+
+
+def _open_brackets(text: str) -> int:
+    return text.count("(") - text.count(")")
+
+
+def _quote_for_yaml(text: str) -> str:
+    """`text` quoted as a YAML scalar, bounded for a message."""
+    shown = quoted(text, 120)[1:-1]
+    if '"' not in text:
+        return f'"{shown}"'
+    return "'" + shown.replace("'", "''") + "'"
 
 
 def _copy(value: Any) -> Any:
