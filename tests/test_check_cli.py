@@ -46,7 +46,7 @@ def test_check_invalid_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, 
     Path("mine.yaml").write_text("dsl: 1\nextends: base\ncapture:\n  target: fifteen\n")
     code, out, _ = run(capsys, "check", "mine.yaml", "base")
     assert code == 1
-    assert out.splitlines() == ["mine.yaml:4:11: $.capture.target: expected an integer, got 'fifteen'", f"ok  {registry.bundled()['base']} (base)"]
+    assert out.splitlines() == ["mine.yaml:4:11: $.capture.target: expected an integer, got 'fifteen'", "ok  spec/base.yaml (base)"]
 
 
 def test_check_expression_error_has_a_caret(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,18 +190,33 @@ def test_deal_error_points_at_the_house_rules_own_key(capsys: pytest.CaptureFixt
     assert "change hand_size or table_size, or set short_stock: one_at_a_time" in lines[0]
 
 
-def test_check_outside_the_checkout_names_bundled_files_by_paths_that_exist(
+def test_check_outside_the_checkout_names_bundled_files_as_the_docs_do(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Run from another folder, every bundled file `check` lists is a path that exists from there."""
+    """Run from another folder, a bundled file is named by its place among the bundled rulesets (`spec/…`), never by the absolute path of the checkout; inside the checkout by its real relative path."""
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "check")
     assert code == 0
     shown = [line.split("  ", 1)[1].rsplit(" (", 1)[0] for line in out.splitlines()]
-    assert len(shown) == len(bundled_ids()) and all(Path(name).is_file() for name in shown)
+    assert len(shown) == len(bundled_ids())
+    assert shown == [registry.bundled()[i].relative_to(registry.data_root()).as_posix() for i in bundled_ids()]
+    assert all(name.startswith("spec/") for name in shown)
     inside = registry.spec_dir() / "house"
     monkeypatch.chdir(inside)
     assert run(capsys, "check", "base") == (0, "ok  ../base.yaml (base)\n", "")
+
+
+def test_an_installed_bundled_file_is_never_shown_by_its_install_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With escoba installed in a virtual environment below the working folder, a bundled file is `spec/da.yaml`, not `venv/lib/…/site-packages/escoba/_data/spec/da.yaml`; from inside the package's data folder, its real relative path."""
+    data = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "escoba" / "_data"
+    (data / "spec").mkdir(parents=True)
+    da = data / "spec" / "da.yaml"
+    da.write_text("dsl: 1\n", encoding="utf-8")
+    monkeypatch.setattr(registry, "data_root", lambda: data)
+    monkeypatch.chdir(tmp_path)
+    assert registry.display_name(da) == "spec/da.yaml"
+    monkeypatch.chdir(data / "spec")
+    assert registry.display_name(da) == "da.yaml"
 
 
 # --------------------------------------------------------------------------- every problem in one run
@@ -295,3 +310,12 @@ def test_a_file_that_does_not_parse_stops_at_its_syntax_error(capsys: pytest.Cap
     code, out, _ = run(capsys, "check", "m.yaml")
     assert code == 1
     assert len(out.splitlines()) == 1 and "YAML syntax error" in out
+
+
+def test_an_unknown_id_names_the_first_rulesets_and_counts_the_rest(capsys: pytest.CaptureFixture[str]) -> None:
+    """However many rulesets are bundled, the message names the first 20 ids, says how many more there are, and is never cut short."""
+    code, _, err = run(capsys, "check", "nope")
+    ids = bundled_ids()
+    assert code == 2 and len(ids) > 20
+    assert err == f"escoba check: unknown ruleset 'nope'; known rulesets: {', '.join(ids[:20])}, and {len(ids) - 20} more (escoba list)\n"
+    assert "characters)" not in err

@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from escoba.rules.points import CONCERNS, Citation, Position, positions
@@ -91,17 +90,11 @@ class _Locator:
     """Repository-relative file and line of a JSON path in a resolved ruleset."""
 
     def __init__(self, resolved: Any):
-        from escoba.data import data_root
+        from escoba.rules.registry import place
 
         self.positions = resolved.positions
-        root = data_root().resolve()
-        self.files: dict[str, str] = {}
-        for doc in resolved.files:
-            path = Path(doc.path).resolve()
-            try:
-                self.files[doc.file] = path.relative_to(root).as_posix()
-            except ValueError:  # a file outside the bundle: keep it as it was shown
-                self.files[doc.file] = doc.file
+        # A file outside the bundle keeps the name it was shown by.
+        self.files: dict[str, str] = {doc.file: place(doc.path) or doc.file for doc in resolved.files}
 
     def __call__(self, path: str | None) -> tuple[str | None, int | None]:
         if path is None:

@@ -50,20 +50,34 @@ def is_bundled(path: Path) -> bool:
 
 
 def display_name(path: Path) -> str:
-    """How to show a bundled file: a path that names it from the working folder.
+    """How a bundled file is shown: the one place that decides it, for every command and the
+    site (ids are for command lines; this is for where a file is named).
 
-    Relative when the file is under the working folder, or the working folder is inside the
-    checkout or package that holds it (`../../spec/base.yaml`); otherwise absolute, since a
-    short `spec/…` would name nothing where the user is (an installed escoba, another folder).
+    Its path from the working folder when that is the folder of a checkout, or inside it, or
+    the file lies below the working folder (`spec/da.yaml`, `../base.yaml`). Anywhere else, its
+    place among the bundled rulesets, `spec/da.yaml` as the docs show it: an absolute path, or
+    one into an installed package (`…/site-packages/escoba/_data/spec/da.yaml`), says where
+    escoba is installed, not which ruleset it is.
     """
+    root = data_root()
+    installed = root.name == "_data"  # the wheel's copy, inside the package
     try:
         relative = os.path.relpath(path)
-        inside = not os.path.relpath(os.getcwd(), data_root()).startswith("..")
+        inside = not os.path.relpath(os.getcwd(), root).startswith("..")
     except ValueError:  # another drive on Windows
-        return str(path)
-    if not relative.startswith("..") or inside:
+        relative, inside = "", False
+    if relative and (inside or (not installed and not relative.startswith(".."))):
         return relative
-    return str(path)
+    return place(path) or str(path)  # (a bundled file that is a link to a file elsewhere)
+
+
+def place(path: Path) -> str | None:
+    """A bundled file's place among the bundled data, `spec/da.yaml` (the same in a checkout and
+    in an installed escoba: what docs and generated pages name); None for any other file."""
+    try:
+        return Path(path).resolve().relative_to(data_root().resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 def find(id_or_path: str) -> tuple[Path, str]:
@@ -87,7 +101,14 @@ def unknown_message(name: str) -> str:
     close = [c for c in known if _edits(name, c) <= max(1, len(name) // 4)]
     close.sort(key=lambda c: _edits(name, c))
     hint = f" (did you mean {' or '.join(repr(c) for c in close[:3])}?)" if close else ""
-    return f"unknown ruleset '{name}'{hint}; known rulesets: {', '.join(known)}"
+    # The list grows with every bundled ruleset: name the first ones, count the rest, so the
+    # message stays one readable line (a problem is cut at 500 characters).
+    more = len(known) - KNOWN_RULESETS_SHOWN
+    shown = ", ".join(known[:KNOWN_RULESETS_SHOWN]) + (f", and {more} more (escoba list)" if more > 0 else "")
+    return f"unknown ruleset '{name}'{hint}; known rulesets: {shown}"
+
+
+KNOWN_RULESETS_SHOWN = 20
 
 
 def _edits(a: str, b: str) -> int:
