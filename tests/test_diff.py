@@ -205,6 +205,52 @@ def test_a_category_present_in_one_ruleset_only_is_one_difference(tmp_path):
     assert d.key == "scoring.all-coins" and d.a.point is None and d.b.text == "All ten coins"
 
 
+# --------------------------------------------------------------------------- recorded, not played
+
+LAST_HAND = """\
+    kind: house
+    extends: da
+    title: Danish rules; the last hand must be won
+    unsupported:
+      - id: last-hand-must-be-won
+        source: house
+        note: A side that reaches 21 wins only if it also won the last hand.
+        closest: match.target 21, as da; nothing asks who won the last hand.
+    """
+
+
+def test_a_rule_recorded_but_not_played_is_shown_beside_the_points(tmp_path, capsys):
+    """A house rule whose one rule is `unsupported` is not "the same": diff's text, Markdown and JSON list the rule, on its side, beside 0 differing points."""
+    mine = house(tmp_path, "last-hand", LAST_HAND)
+    diff = structural("da", mine)
+    assert diff.differences == () and not diff.same
+    (only,) = diff.recorded
+    assert (only.side, only.id, only.source) == ("b", "last-hand-must-be-won", "house")
+    assert main(["diff", "da", mine, "--hands", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "1. Rules that differ: 0 of 51 points, and 1 rule recorded but not played\n" in text
+    assert "None: the two rulesets take the same position" not in text
+    row = next(line for line in text.splitlines() if "last-hand-must-be-won" in line)
+    assert row.split()[:2] == ["last-hand", "last-hand-must-be-won"] and "reaches 21 wins only if" in row
+    assert main(["diff", "da", mine, "--hands", "0", "--format", "markdown"]) == 0
+    assert "| last-hand | last-hand-must-be-won | A side that reaches 21 wins only if it also won the last hand. | house |" in capsys.readouterr().out
+    data = run_json(capsys, "da", mine, "--hands", "0")
+    assert data["structural"]["unsupported"] == [{
+        "ruleset": "b", "id": "last-hand-must-be-won", "source": "house", "quote": None, "gloss": None,
+        "note": "A side that reaches 21 wins only if it also won the last hand.",
+        "closest": "match.target 21, as da; nothing asks who won the last hand.",
+    }]  # fmt: skip
+
+
+def test_rules_both_record_are_no_difference_and_the_sides_swap():
+    """A rule both rulesets record (inherited, or by the same id) is no difference; diff B A puts each recorded rule on the other side."""
+    assert structural("da", "da-velo2").recorded == ()  # escoba-marker, inherited
+    there, back = structural("scopa", "cirulla"), structural("cirulla", "scopa")
+    assert {(r.side, r.id) for r in there.recorded} == {("b" if r.side == "a" else "a", r.id) for r in back.recorded}
+    assert ("a", "three-kings") in {(r.side, r.id) for r in there.recorded}  # cirulla removes scopa's
+    assert ("b", "seven-wild-opening") in {(r.side, r.id) for r in there.recorded}
+
+
 # --------------------------------------------------------------------------- rescoring
 
 

@@ -14,6 +14,7 @@ from escoba.diff.compare_sim import Comparison, Row
 from escoba.diff.paired import Difference, Pairs, Resolution
 from escoba.diff.rescore import Tally, role_name
 from escoba.diff.structural import StructuralDiff
+from escoba.errors import shorten
 from escoba.rules.points import Citation
 from escoba.simulate import Estimate
 
@@ -202,7 +203,8 @@ def render(report: Report, markdown: bool = False) -> str:
     out.append("\n")
 
     # 1. structural
-    heading(f"1. Rules that differ: {len(s.differences)} of {s.compared} points")
+    recorded = f", and {len(s.recorded)} rule{'s' if len(s.recorded) != 1 else ''} recorded but not played" if s.recorded else ""
+    heading(f"1. Rules that differ: {len(s.differences)} of {s.compared} points{recorded}")
     if s.same:
         para("None: the two rulesets take the same position on every point (titles, comments and citations aside).")
     for _cid, title, diffs in s.by_concern():
@@ -211,6 +213,17 @@ def render(report: Report, markdown: bool = False) -> str:
         heading(title, 3)
         rows = [[d.label, d.a.text, d.b.text, _cite(d.a.citation), _cite(d.b.citation)] for d in diffs]
         out.append(table(["point", a, b, f"{a} cites", f"{b} cites"], rows))
+        out.append("\n")
+    if s.recorded:
+        # Rules a ruleset states that the DSL cannot play (its `unsupported` list): no point
+        # shows them, so they are listed beside the points, lest two rulesets look alike.
+        heading("Recorded but not played", 3)
+        para("Rules one ruleset states that the DSL cannot say yet (its unsupported list) and the other does not record: "
+             "neither the games nor the simulations below play them.")  # fmt: skip
+        blank()
+        said = (lambda text: text) if markdown else (lambda text: shorten(text, 100))  # a terminal's line
+        rows = [[a if r.side == "a" else b, r.id, said(r.text), r.source] for r in s.recorded]
+        out.append(table(["ruleset", "rule", "what it says", "source"], rows))
         out.append("\n")
     sources = _sources(s)
     if sources:

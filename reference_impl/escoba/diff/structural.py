@@ -6,6 +6,10 @@ while the rule stayed are not differences. Each point is compared by its meaning
 `points.py`): measures by their canonical form, holder cards by rank and suit, thresholds by
 the number they stand for in the deck. Scoring categories are matched by id; one present in
 only one ruleset is a difference. Provenance is shown beside each side's value, never diffed.
+
+Beside the points, each side's recorded `unsupported` rules that the other side does not record
+(by id): rules a ruleset states but the DSL cannot play. A house rule whose main rule is
+recorded there differs from its parent by that rule, however few points differ.
 """
 
 from __future__ import annotations
@@ -57,6 +61,46 @@ class Difference:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """A rule one ruleset records as `unsupported` (stated, not played) and the other does not."""
+
+    side: str  # "a" or "b"
+    id: str
+    source: str
+    note: str | None
+    quote: Any = None  # a string or a list of strings, as written
+    gloss: Any = None
+    closest: str | None = None  # the closest rule the DSL can say
+
+    @classmethod
+    def of(cls, side: str, item: Mapping[str, Any]) -> Recorded:
+        return cls(side, str(item.get("id")), str(item.get("source", "")), item.get("note"), item.get("quote"), item.get("gloss"),
+                   item.get("closest"))  # fmt: skip
+
+    @property
+    def text(self) -> str:
+        """What the rule says, in one line: the gloss of its source's words (else the words, or
+        the note of a rule that quotes nothing, as a house rule's)."""
+        for said in (self.gloss, self.quote, self.note):
+            if said:
+                pieces = said if isinstance(said, list) else [said]
+                return " ".join(" ".join(str(piece).split()) for piece in pieces)
+        return "—"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleset": self.side, "id": self.id, "source": self.source, "quote": self.quote, "gloss": self.gloss, "note": self.note,
+                "closest": self.closest}  # fmt: skip
+
+
+def recorded_only(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[Recorded, ...]:
+    """The `unsupported` entries of each document whose id the other does not record, A's first."""
+    ids_a = {str(u.get("id")) for u in a.get("unsupported") or []}
+    ids_b = {str(u.get("id")) for u in b.get("unsupported") or []}
+    only = [Recorded.of("a", u) for u in a.get("unsupported") or [] if str(u.get("id")) not in ids_b]
+    return tuple(only + [Recorded.of("b", u) for u in b.get("unsupported") or [] if str(u.get("id")) not in ids_a])
+
+
+@dataclass(frozen=True)
 class Ruleset:
     """What the reports say about a compared ruleset."""
 
@@ -82,10 +126,12 @@ class StructuralDiff:
     b: Ruleset
     differences: tuple[Difference, ...]
     compared: int  # points compared
+    recorded: tuple[Recorded, ...] = ()  # rules one side records as unsupported and the other does not
 
     @property
     def same(self) -> bool:
-        return not self.differences
+        """The same position on every point, and the same rules recorded as not played."""
+        return not self.differences and not self.recorded
 
     def by_concern(self) -> list[tuple[str, str, list[Difference]]]:
         """(concern id, title, differences), every concern in order, empty ones included."""
@@ -100,6 +146,7 @@ class StructuralDiff:
             "b": self.b.to_json(),
             "points_compared": self.compared,
             "differences": len(self.differences),
+            "unsupported": [r.to_json() for r in self.recorded],
             "concerns": [
                 {"concern": cid, "title": title, "differences": [d.to_json() for d in diffs]}
                 for cid, title, diffs in self.by_concern()
@@ -125,7 +172,7 @@ def diff_documents(a: Mapping[str, Any], b: Mapping[str, Any], a_info: Ruleset, 
         sample = x or y
         assert sample is not None
         differences.append(Difference(sample.concern, key, sample.label, Side(x), Side(y)))
-    return StructuralDiff(a_info, b_info, tuple(differences), len(order))
+    return StructuralDiff(a_info, b_info, tuple(differences), len(order), recorded_only(a, b))
 
 
 def diff_rulesets(a: Any, b: Any) -> StructuralDiff:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import tempfile
 import time
@@ -27,7 +28,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from escoba.errors import EscobaError
+from escoba.errors import EscobaError, shorten
 from escoba.site import charts, frames, gather
 from escoba.site import faces as faces_mod
 from escoba.site.sources import SourceText, pieces
@@ -295,6 +296,7 @@ class _Site:
                 "source_page": _source_page(doc["source"]) if isinstance(doc.get("source"), str) else None,
                 "description": doc.get("description"), "concerns": concerns, "games": games_of.get(column.id, []),
                 "errata": self._items(resolved, "errata"), "unsupported": self._items(resolved, "unsupported"),
+                "changes": self.changes(resolved, {p["anchor"] for c in concerns for p in c["points"]}),
             }  # fmt: skip
             self.write(root, f"rulesets/{column.id}.html", "ruleset.html", title=f"{column.id}: {column.title}", r=view)
             listing.append({
@@ -303,6 +305,28 @@ class _Site:
             })  # fmt: skip
         self.write(root, "rulesets/index.html", "rulesets.html", title="Rulesets", rulesets=listing)
         return listing
+
+    def changes(self, resolved: Any, anchors: set[str]) -> dict[str, Any] | None:
+        """What a ruleset changes from the one it extends, for the top of its page: each point
+        that differs, with the parent's value beside its own (`escoba diff PARENT ID`'s first
+        view), and the rules it records as not played that the parent does not."""
+        from escoba.diff.structural import Ruleset, diff_documents
+        from escoba.rules import load_resolved
+
+        if len(resolved.files) < 2:
+            return None
+        link = resolved.files[-2]
+        parent_id = str(link.data.get("id", link.path.stem))
+        parent = self.by_id.get(parent_id)
+        if parent is None or parent.files[-1].path.resolve() != link.path.resolve():
+            parent = load_resolved(str(link.path))
+        diff = diff_documents(parent.doc, resolved.doc, Ruleset.of(parent), Ruleset.of(resolved))
+        points = []
+        for d in diff.differences:
+            anchor = point_anchor(d.key)  # a point the ruleset does not have (a category it removed) has no place below
+            points.append({"label": d.label, "anchor": anchor if anchor in anchors else None, "parent": d.a.text, "own": d.b.text})
+        recorded = [{"id": r.id, "text": shorten(r.text, 160)} for r in diff.recorded if r.side == "b"]  # whole below
+        return {"parent": parent_id, "points": points, "compared": diff.compared, "recorded": recorded}
 
     def _items(self, resolved: Any, key: str) -> list[dict[str, Any]]:
         """Errata or unsupported rules, each marked with the ruleset whose file states it."""
@@ -316,6 +340,7 @@ class _Site:
                 "id": item.get("id"), "inherited_from": origin,
                 "quotes": self.quotes(item, f"{resolved.id}: {key} {item.get('id')}"),
                 "reason": item.get("reason"), "resolution": item.get("resolution"), "note": item.get("note"),
+                "closest": item.get("closest"),
             })  # fmt: skip
         return out
 
@@ -543,6 +568,7 @@ class _Site:
             listing.append({
                 "a": a.get("id"), "b": b.get("id"), "page": page,
                 "differences": (report.get("structural") or {}).get("differences", "—"),
+                "recorded": len((report.get("structural") or {}).get("unsupported") or []),
                 "hands": rescore.get("hands", 0),
                 "winner_changed": f"{100 * changed['share']:.1f}%" if "share" in changed else "—",
             })  # fmt: skip
@@ -568,6 +594,15 @@ class _Site:
                 rows.append(row)
             if rows:
                 concerns.append({"title": concern.get("title", concern.get("concern")), "rows": rows})
+        # Rules one side records as not played (its `unsupported` list) and the other does not.
+        recorded = []
+        for item in structural.get("unsupported") or []:
+            if isinstance(item, Mapping):
+                side = a if item.get("ruleset") == "a" else b
+                recorded.append({"ruleset": side.get("id"), "page": side.get("page"), "id": item.get("id"), "note": item.get("note"),
+                                 "closest": item.get("closest"),
+                                 "source": _source_label(str(item.get("source", ""))),
+                                 "quotes": self.quotes(item, f"{side.get('id')}: unsupported {item.get('id')}")})  # fmt: skip
         # Defaults for what a report may leave out, so that a field it gains or drops later
         # changes what is shown, not whether the page builds.
         rescore = simulation = None
@@ -589,9 +624,9 @@ class _Site:
         extra += [(f"simulation.{k}", json.dumps(v, indent=2, ensure_ascii=False))
                   for k, v in (report.get("simulation") or {}).items() if k not in shown]  # fmt: skip
         return {
-            "a": a, "b": b, "structural": structural, "concerns": concerns, "rescore": rescore, "simulation": simulation,
-            "charts": _diff_charts(rescore, simulation, (str(a.get("id")), str(b.get("id")))), "extra": extra,
-            "command": f"escoba diff {a.get('file') or a.get('id')} {b.get('file') or b.get('id')} --format json",
+            "a": a, "b": b, "structural": structural, "concerns": concerns, "recorded": recorded, "rescore": rescore,
+            "simulation": simulation, "charts": _diff_charts(rescore, simulation, (str(a.get("id")), str(b.get("id")))),
+            "extra": extra, "command": f"escoba diff {_named(a)} {_named(b)} --format json",
         }  # fmt: skip
 
 
@@ -645,6 +680,18 @@ def load_case_views() -> list[CaseView]:
 # --------------------------------------------------------------------------- small pieces
 def point_anchor(key: str) -> str:
     return "p-" + key.replace(".", "-")
+
+
+def _named(side: Mapping[str, Any]) -> str:
+    """How a command line names a compared ruleset: a bundled one by its id (`escoba diff da
+    sv`), another by its file as the report shows it."""
+    from escoba.rules import registry
+
+    rid, file = str(side.get("id", "")), str(side.get("file") or "")
+    bundled = registry.bundled().get(rid)
+    if bundled is not None and file in ("", registry.display_name(bundled), registry.place(bundled)):
+        return rid
+    return shlex.quote(file or rid)
 
 
 def _source_page(name: str) -> str:
