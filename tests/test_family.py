@@ -23,7 +23,7 @@ from escoba.rules.sources import fold, is_excerpts, split_excerpts
 from escoba.transcript import load_cases
 
 ROOT = Path(__file__).parents[1]
-FAMILY = ("scopa", "scopone", "scopone-classico", "escova", "cirulla")
+FAMILY = ("scopa", "scopone", "scopone-classico", "escova", "cirulla", "scopa-no-partners", "scopone-last-sweep", "cirulla-anticlockwise")
 EVENT_HOUSE_RULES = ("velo-escoba-double", "last-capture-point", "seven-escobas-double", "no-first-play-escoba",
                      "figure-sweep-bonus")
 EXCERPTS = sorted(p for p in sources_dir().glob("*.txt") if is_excerpts(p.read_text(encoding="utf-8")))
@@ -155,3 +155,44 @@ def test_checks_plays_simulates_and_diffs_against_its_parent(ruleset, capsys, mo
     if ruleset in CHANGED:
         points, count = CHANGED[ruleset]
         assert all(p in out for p in points) and f"Rules that differ: {count} of" in out, out[:800]
+
+
+# --------------------------------------------------------------------------- the disputed readings
+VARIANTS = {  # variant: (parent, the points it changes, the parent's erratum that records the dispute)
+    "scopa-no-partners": ("scopa", {"players.partnerships"}, "four-players-paired"),
+    "scopone-last-sweep": ("scopone", {"capture.escoba_on_last_play"}, "last-play-sweep"),
+    "cirulla-anticlockwise": ("cirulla", {"turn.direction", "turn.leader", "turn.next_dealer"}, "direction-of-play"),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_disputed_reading_is_an_erratum_with_both_sentences_and_a_variant_that_plays_the_other(variant):
+    """The variant differs from its parent on exactly the disputed points, each stated by the other reference; the parent's erratum quotes one reference and names the variant."""
+    from escoba.diff.structural import diff_rulesets
+
+    parent, points, erratum_id = VARIANTS[variant]
+    diff = diff_rulesets(load_resolved(parent), load_resolved(variant))
+    assert diff.keys() == points and diff.recorded == ()
+    erratum = next(e for e in load_resolved(parent).doc["errata"] if e["id"] == erratum_id)
+    assert variant in erratum["resolution"] and erratum.get("quote")
+    own = load_resolved(variant).files[-1].data
+    for point in points:
+        section, key = point.split(".")
+        assert own[section]["provenance"][key]["status"] in ("stated", "interpreted")
+
+
+def test_scopa_states_where_the_deal_passes_and_how_a_match_ends():
+    """Scopa's next dealer and match end, which public pages state, are `stated` with their quote; scopone's opening note no longer points at the three-kings entry it removes."""
+    doc = load_resolved("scopa").doc
+    for section, key in (("turn", "next_dealer"), ("match", "check"), ("match", "several_reach"), ("match", "tie")):
+        citation = doc[section]["provenance"][key]
+        assert citation["status"] == "stated" and citation["quote"], (section, key)
+    scopone = load_resolved("scopone").doc
+    assert "three-kings" not in {u["id"] for u in scopone.get("unsupported") or []}
+    assert "three-kings" not in scopone["opening_table"]["provenance"]["trigger"].get("note", "")
+
+
+def test_cirulla_records_parletts_wild_seven_as_not_played():
+    """The seven of hearts (cups) wild when the dealer takes the opening table is unsupported, quoted from Parlett, with why and the closest rule."""
+    entry = next(u for u in load_resolved("cirulla").doc["unsupported"] if u["id"] == "seven-wild-opening")
+    assert entry["source"] == "parlett-cirulla.txt" and "is wild" in entry["quote"] and entry["note"] and entry["closest"]
