@@ -32,28 +32,26 @@ _MEASURE_KIND = {"most": "number", "threshold": "number", "per_unit": "number", 
 _KIND_WORDS = {"number": "a number", "bool": "a condition (true or false)", "set": "a set of cards"}
 
 
-# What each check reads, as paths whose nodes must be whole (categories and citations are
-# guarded one by one, inside their checks).
-_READS: dict[str, tuple[tuple[str | int, ...], ...]] = {
-    "file_name": (("id",),),
-    "deck": (("deck",),),
-    "values": (("deck",), ("values",)),
-    "players": (("players",),),
-    "deal": (("deck",), ("players",), ("deal",)),
-    "target": (("deck",), ("capture",), ("opening_table",)),
-    "categories": (("deck",), ("values",)),
-    "citations": (),
-    "cited_keys": (),
-}
-
-
 def check(resolved: Resolved, broken: frozenset[str] = frozenset()) -> list[Problem]:
     """The semantic problems of a resolved document; with `broken` (the paths the schema
     found wrong), the checks that would read a broken node are left out."""
     checker = _Checker(resolved, broken)
-    for name, reads in _READS.items():
+    # Each check, with the parts it reads, which must be whole (categories and citations are
+    # guarded one by one, inside their checks).
+    steps: tuple[tuple[Any, tuple[tuple[str | int, ...], ...]], ...] = (
+        (checker.file_name, (("id",),)),
+        (checker.deck, (("deck",),)),
+        (checker.values, (("deck",), ("values",))),
+        (checker.players, (("players",),)),
+        (checker.deal, (("deck",), ("players",), ("deal",))),
+        (checker.target, (("deck",), ("capture",), ("opening_table",))),
+        (checker.categories, (("deck",), ("values",))),
+        (checker.citations, ()),
+        (checker.cited_keys, ()),
+    )
+    for step, reads in steps:
         if all(checker.whole(parts) for parts in reads):
-            getattr(checker, name)()
+            step()
     return checker.problems
 
 
