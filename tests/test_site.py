@@ -6,6 +6,7 @@ The pages themselves are opened in Chromium by tests/test_site_browser.py.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -158,12 +159,19 @@ def test_cli_usage_errors_before_any_work(tmp_path):
     assert not (tmp_path / "s").exists()
 
 
+SITE_DOC = Path(__file__).parents[1] / "docs" / "site.md"
+
+
 def test_cli_builds_then_replaces_its_own_site(tmp_path):
-    """A build writes every section and a page per --ruleset FILE; a rebuild replaces it; a failed one leaves it."""
+    """A build writes every section and a page per --ruleset FILE; a rebuild replaces it (and writes the pages and megabytes docs/site.md gives); a failed one leaves it."""
     house = tmp_path / "velo-dos.yaml"
-    house.write_text("dsl: 1\nid: velo-dos\nkind: house\nextends: da\nscoring:\n  categories:\n    - {id: velo, points: 2}\n")
+    house.write_text(
+        "dsl: 1\nid: velo-dos\nkind: house\nextends: da\nscoring:\n  categories:\n    - {id: velo, points: 2}\n"
+        "unsupported:\n  - {id: velo-shown, source: house, note: The velo is shown to the table when it is taken.}\n"
+    )
     out = tmp_path / "site"
-    done = _escoba("site", "--out", str(out), "--quiet", "--ruleset", str(house))
+    done = _escoba("site", "--out", str(out), "--quiet", "--ruleset", str(house), "--diff", "da", "sv", "--diff", "da", "velo-dos.yaml",
+                   "--hands", "0", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     pages = {p.relative_to(out).as_posix() for p in out.rglob("*.html")}
     assert {"index.html", "matrix.html", "rulesets/sv.html", "games/sv.example-game.html", "sources/index.html",
@@ -172,9 +180,27 @@ def test_cli_builds_then_replaces_its_own_site(tmp_path):
     page = (out / "rulesets" / "velo-dos.html").read_text(encoding="utf-8")
     assert "inherited from <a" in page and 'href="da.html"' in page
     assert 'href="rulesets/velo-dos.html"' in (out / "matrix.html").read_text(encoding="utf-8")
+    # The house rule's page leads with what it changes from da (the point and both values), before the deck.
+    changes = page.index('id="changes"')
+    assert changes < page.index('id="deck"')
+    summary = page[changes : page.index("</section>", changes)]
+    assert "<th>velo: points</th><td>1</td><td>2</td>" in summary  # (a point with no place of its own below is not linked)
+    assert 'href="#unsupported-velo-shown"' in summary
+    # Each diff page publishes the command as a person types it, and lists what one side records but does not play.
+    published = (out / "diffs" / "da-vs-sv.html").read_text(encoding="utf-8")
+    assert "<code>escoba diff da sv --format json</code>" in published
+    house_diff = (out / "diffs" / "da-vs-velo-dos.html").read_text(encoding="utf-8")
+    assert "<code>escoba diff da velo-dos.yaml --format json</code>" in house_diff
+    assert "1 rule recorded but not played" in house_diff and "<code>velo-shown</code>" in house_diff
+    assert "shown to the table" in house_diff
     (out / "stale.html").write_text("old")
     done = _escoba("site", "--out", str(out), "--quiet")
     assert done.returncode == 0 and not (out / "stale.html").exists() and not (out / "rulesets" / "velo-dos.html").exists()
+    figures = re.search(r"`escoba site --out site` writes ([\d,]+) pages \((\d+) MB\)", SITE_DOC.read_text(encoding="utf-8"))
+    assert figures is not None, "docs/site.md gives the pages and megabytes of `escoba site --out site`"
+    files = [p for p in out.rglob("*") if p.is_file()]
+    built = (sum(p.suffix == ".html" for p in files), round(sum(p.stat().st_size for p in files) / 1e6))
+    assert built == (int(figures[1].replace(",", "")), int(figures[2])), f"docs/site.md says {figures[0]}; the build wrote {built[0]} pages, {built[1]} MB"
     broken = tmp_path / "broken.yaml"
     broken.write_text("dsl: 1\nid: broken\nkind: house\nextends: da\ncapture: {target: fifteen}\n")
     done = _escoba("site", "--out", str(out), "--ruleset", str(broken))
