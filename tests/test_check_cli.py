@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -221,6 +222,15 @@ def test_an_installed_bundled_file_is_never_shown_by_its_install_path(tmp_path: 
 
 # --------------------------------------------------------------------------- every problem in one run
 
+
+def problems_of(capsys: pytest.CaptureFixture[str], folder: Path, text: str, name: str = "m.yaml") -> list[str]:
+    """The lines `escoba check NAME` prints for a file holding `text`, run from `folder` (an invalid file: exit 1)."""
+    (folder / name).write_text(text, encoding="utf-8")
+    with contextlib.chdir(folder):
+        code, out, _ = run(capsys, "check", name)
+    assert code == 1
+    return out.splitlines()
+
 ONE_OF_EACH = """\
 dsl: 1
 id: one-of-each
@@ -240,13 +250,9 @@ scoring:
 """
 
 
-def test_check_reports_a_mistake_of_each_kind_in_one_run(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_reports_a_mistake_of_each_kind_in_one_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A YAML 1.1 boolean, a schema error, a semantic error and an expression with two problems: one `escoba check` reports them all, each located."""
-    monkeypatch.chdir(tmp_path)
-    Path("one-of-each.yaml").write_text(ONE_OF_EACH, encoding="utf-8")
-    code, out, _ = run(capsys, "check", "one-of-each.yaml")
-    assert code == 1
-    assert out.splitlines() == [
+    assert problems_of(capsys, tmp_path, ONE_OF_EACH, "one-of-each.yaml") == [
         'one-of-each.yaml:6:24: $.capture.escoba_on_last_play: \'no\' is read as a boolean by YAML 1.1: write true or false, or quote it ("no") for the text',
         "one-of-each.yaml:10:15: $.scoring.categories[3].points: expected an integer, got 'two'",
         "one-of-each.yaml:12:37: $.scoring.categories[5].award.card: no card '11 oros' in the deck",
@@ -259,13 +265,10 @@ def test_check_reports_a_mistake_of_each_kind_in_one_run(capsys: pytest.CaptureF
     ]
 
 
-def test_a_schema_error_beside_a_measure_does_not_hide_the_measures_problem(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_schema_error_beside_a_measure_does_not_hide_the_measures_problem(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A misspelt policy and an unfinished measure in the same category are both reported."""
-    monkeypatch.chdir(tmp_path)
-    Path("m.yaml").write_text("dsl: 1\nextends: base\nscoring:\n  categories:\n    - id: sevens\n      measure: count(rank(cards, 7)\n      award: {policy: mayority}\n")
-    code, out, _ = run(capsys, "check", "m.yaml")
-    assert code == 1
-    assert out.splitlines() == [
+    text = "dsl: 1\nextends: base\nscoring:\n  categories:\n    - id: sevens\n      measure: count(rank(cards, 7)\n      award: {policy: mayority}\n"
+    assert problems_of(capsys, tmp_path, text) == [
         "m.yaml:6:16: $.scoring.categories[5].measure: expected ')' or ',' here",
         "    count(rank(cards, 7)",
         "                        ^",
@@ -273,17 +276,14 @@ def test_a_schema_error_beside_a_measure_does_not_hide_the_measures_problem(caps
     ]
 
 
-def test_an_unquoted_comma_in_a_flow_mapping_says_to_quote_the_measure(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unquoted_comma_in_a_flow_mapping_says_to_quote_the_measure(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """`{measure: count(suit(cards, oros)) >= 3, …}` is one problem saying to quote the measure, not unknown keys; the measure as meant is then checked too."""
-    monkeypatch.chdir(tmp_path)
-    Path("m.yaml").write_text(
+    text = (
         "dsl: 1\nextends: base\nscoring:\n  categories:\n"
         "    - {id: oros-3, measure: count(suit(cards, oros)) + count(rank(cards, A)) >= 3, award: {policy: bonus}}\n"
         "    - {id: x, measure: count(suit(cards, copa)), award: {policy: most}}\n"
     )
-    code, out, _ = run(capsys, "check", "m.yaml")
-    assert code == 1
-    assert out.splitlines() == [
+    assert problems_of(capsys, tmp_path, text) == [
         "m.yaml:5:29: $.scoring.categories[5].measure: an unquoted ',' inside {…} ended the value, and the rest ('oros)) + count(rank(cards') "
         'became a key: quote the measure, as in measure: "count(suit(cards, oros)) + count(rank(cards, A)) >= 3"',
         "m.yaml:6:24: $.scoring.categories[6].measure: an unquoted ',' inside {…} ended the value, and the rest ('copa))') became a key: "
@@ -294,22 +294,16 @@ def test_an_unquoted_comma_in_a_flow_mapping_says_to_quote_the_measure(capsys: p
     ]
 
 
-def test_an_award_replaced_without_its_policy_says_so_and_not_that_a_measure_is_missing(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_award_replaced_without_its_policy_says_so_and_not_that_a_measure_is_missing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Replacing the velo's holder award without `policy` is reported as the missing policy alone (whether a measure is needed depends on it)."""
-    monkeypatch.chdir(tmp_path)
-    Path("m.yaml").write_text("dsl: 1\nextends: base\nscoring:\n  categories:\n    - id: velo\n      award: {ties: all}\n")
-    code, out, _ = run(capsys, "check", "m.yaml")
-    assert code == 1
-    assert out.splitlines() == ["m.yaml:6:14: $.scoring.categories[3].award: missing required key 'policy'"]
+    text = "dsl: 1\nextends: base\nscoring:\n  categories:\n    - id: velo\n      award: {ties: all}\n"
+    assert problems_of(capsys, tmp_path, text) == ["m.yaml:6:14: $.scoring.categories[3].award: missing required key 'policy'"]
 
 
-def test_a_file_that_does_not_parse_stops_at_its_syntax_error(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_that_does_not_parse_stops_at_its_syntax_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Nothing is checked past a YAML syntax error: there is no document to check."""
-    monkeypatch.chdir(tmp_path)
-    Path("m.yaml").write_text("dsl: 1\nextends: base\ncapture:\n  target: [15\nmatch: {target: fifteen}\n")
-    code, out, _ = run(capsys, "check", "m.yaml")
-    assert code == 1
-    assert len(out.splitlines()) == 1 and "YAML syntax error" in out
+    (line,) = problems_of(capsys, tmp_path, "dsl: 1\nextends: base\ncapture:\n  target: [15\nmatch: {target: fifteen}\n")
+    assert "YAML syntax error" in line
 
 
 def test_an_unknown_id_names_the_first_rulesets_and_counts_the_rest(capsys: pytest.CaptureFixture[str]) -> None:
