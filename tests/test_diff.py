@@ -228,7 +228,7 @@ def test_a_rule_recorded_but_not_played_is_shown_beside_the_points(tmp_path, cap
     assert (only.side, only.id, only.source) == ("b", "last-hand-must-be-won", "house")
     assert main(["diff", "da", mine, "--hands", "0"]) == 0
     text = capsys.readouterr().out
-    assert "1. Rules that differ: 0 of 51 points, and 1 rule recorded but not played\n" in text
+    assert f"1. Rules that differ: 0 of {diff.compared} points, and 1 rule recorded but not played\n" in text
     assert "None: the two rulesets take the same position" not in text
     row = next(line for line in text.splitlines() if "last-hand-must-be-won" in line)
     assert row.split()[:2] == ["last-hand", "last-hand-must-be-won"] and "reaches 21 wins only if" in row
