@@ -210,7 +210,7 @@ def test_many_problems_print_the_first_fifty_then_how_many_more(tmp_path: Path) 
 def test_quoted_values_are_cut_short(tmp_path: Path) -> None:
     """A 1,000-character key (YAML's longest) and 100,000-character values are quoted in a few dozen characters."""
     long = "q" * 100_000
-    for n, body in enumerate((f"{long[:1000]}: 1\n", f"capture:\n  compulsory: {long}\n", f"id: Q{long}\n", f"x: !!int {long}\n")):
+    for n, body in enumerate((f"{long[:1000]}: 1\n", f"capture:\n  compulsory: {long}\n", f"id: Q{long}\n", f"capture:\n  target: !!int {long}\n")):
         mine = house(tmp_path, f"long{n}.yaml", f"dsl: 1\nextends: base\n{body}")
         code, out, _ = run_cli("check", str(mine))
         assert code == 1 and out.count("\n") == 1 and "qqqq…" in out, out[:300]
