@@ -49,17 +49,27 @@ class Match:
     def is_over(self) -> bool:
         return self.winners is not None
 
-    def new_hand(self) -> Hand:
-        """Deal the next hand (the previous one must be finished)."""
+    @property
+    def next_dealer(self) -> int:
+        """Who deals the next hand: the first dealer, then the deal passes as the ruleset says."""
+        if self.hand is None:
+            return self.dealer
+        return next_dealer(self.dealer, self.rules.next_dealer_offset, self.players)
+
+    def new_hand(self, decks: Iterable[Sequence[int]] | None = None) -> Hand:
+        """Deal the next hand (the previous one must be finished) from the match's deck orders,
+        or from `decks` (a game framework's chance draws them: escoba.research). A deal that
+        fails (DeckError: a redeal with no further order) leaves the match as it was."""
         if self.is_over:
             raise EscobaError("the match is over")
         if self.hand is not None and not self.hand.is_over:
             raise EscobaError("the current hand is not finished")
         if self.hands_played >= MAX_HANDS:
             raise EscobaError(f"no winner after {MAX_HANDS} hands")
-        if self.hand is not None:
-            self.dealer = next_dealer(self.dealer, self.rules.next_dealer_offset, self.players)
-        self.hand = self.hand_class(self.rules, self.players, self.dealer, self._decks, record=self.record)
+        dealer = self.next_dealer
+        orders = self._decks if decks is None else iter(decks)
+        self.hand = self.hand_class(self.rules, self.players, dealer, orders, record=self.record)
+        self.dealer = dealer
         return self.hand
 
     def end_hand(self) -> list[dict]:

@@ -111,3 +111,13 @@ def _fmt(x: Any) -> str:
     if isinstance(x, float) and x.is_integer():
         return str(int(x))
     return str(x)
+
+
+def leads(values: Sequence[float]) -> list[float]:
+    """Each side's lead: its value less the mean of the other sides' (its own with one side).
+    Zero-sum over the sides; what bots and the research bridges (`escoba.research`) return."""
+    sides = len(values)
+    if sides == 1:
+        return [float(v) for v in values]
+    total = sum(values)
+    return [v - (total - v) / (sides - 1) for v in values]
