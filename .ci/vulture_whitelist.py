@@ -9,8 +9,9 @@ __dir__
 # Called by name: the reference engine dispatches requests to `_cmd_<cmd>` (protocol/server.py);
 # lark Transformers call the method named after each rule and terminal (rules/expr.py,
 # notation/__init__.py); the audit renderer calls `_<event>` for each event (transcript/render.py);
-# OpenSpiel calls the methods of its Game and State API (openspiel.py), and registering the
-# games is what importing that module is for (GAMES).
+# OpenSpiel calls the methods of its Game, State and Bot API (research/openspiel.py), and
+# registering the games is what importing that module is for (GAMES); PettingZoo calls the
+# methods and reads the attributes of its AECEnv API (research/pettingzoo.py).
 _._cmd_hello
 _._cmd_start
 _._cmd_legal
@@ -48,6 +49,13 @@ _._legal_actions
 _._action_to_string
 _.set_from
 _.string_from
+_.max_chance_nodes_in_history
+_.provides_policy
+_.restart_at
+_.metadata
+_.observation_space
+_.action_space
+_.infos
 GAMES
 _._deal
 _._escoba
