@@ -57,10 +57,10 @@ def test_reset_with_a_seed_deals_what_hand_deals_with_that_seed():
     for seed in range(6):
         e = raw_env("de-redeal", 3, dealer=1)
         e.reset(seed=seed)
-        assert e.state.hand.to_json() == Hand(rules, 3, 1, seed=seed, record=False).to_json()
+        assert e.core.hand.to_json() == Hand(rules, 3, 1, seed=seed, record=False).to_json()
     m = raw_env("da", 2, match=True)
     m.reset(seed=4)
-    assert m.state.current.hand.to_json() == Match(escoba.load_ruleset("da"), 2, seed=4, record=False).new_hand().to_json()
+    assert m.core.current.hand.to_json() == Match(escoba.load_ruleset("da"), 2, seed=4, record=False).new_hand().to_json()
 
 
 def test_masks_rewards_and_the_end_of_a_hand():

@@ -40,7 +40,7 @@ from escoba.research.observe import ALL, NONE, SINGLE, Layout, Observer
 from escoba.research.state import HandState, MatchState
 from escoba.rules import bundled_ids
 from escoba.rules.compile import Rules
-from escoba.simulate import deal_hand
+from escoba.simulate import deal_hand, derive_seed
 
 PREFIX = "python_escoba_"
 HAND_GAME, MATCH_GAME = "python_escoba", "python_escoba_match"
@@ -103,6 +103,7 @@ class EscobaGame(pyspiel.Game):
         if self.target < 1:
             raise ValueError(f"the target must be a positive number of points, got {self.target}")
         size = len(rules.deck)
+        self.bounds = lead_range(rules, players)
         decisions = max_decisions(rules, players)
         chance = size * (MAX_REDEALS if rules.opening_action == "redeal" else 1)
         if self.MATCH:
@@ -110,9 +111,7 @@ class EscobaGame(pyspiel.Game):
             low, high = (-1.0 / (sides - 1), 1.0) if sides > 1 else (0.0, 1.0)
             decisions, chance = decisions * MAX_HANDS, chance * MAX_HANDS
         else:
-            bounds = lead_range(rules, players)
-            low, high = bounds.low, bounds.high
-        self.bounds = lead_range(rules, players)
+            low, high = self.bounds.low, self.bounds.high
         self.max_chance = chance
         info = pyspiel.GameInfo(
             num_distinct_actions=moves.Actions(size).count,
@@ -281,7 +280,7 @@ class EscobaBot(pyspiel.Bot):
 
 def bots(game: Any, specs: Sequence[str], seed: int = 0) -> list[EscobaBot]:
     """One `EscobaBot` per seat, specs repeated round the table, seeded from `seed`."""
-    return [EscobaBot(p, specs[p % len(specs)], seed * 1000 + p) for p in range(game.num_players())]
+    return [EscobaBot(p, specs[p % len(specs)], derive_seed(seed, "seat", p)) for p in range(game.num_players())]
 
 
 # --------------------------------------------------------------------------- deals

@@ -70,7 +70,7 @@ class raw_env(AECEnv):  # PettingZoo's own name for an unwrapped environment
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(count))
         self._decks = shuffled_decks(rules, random.Random())
-        self.state: HandState | MatchState | None = None
+        self.core: HandState | MatchState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -82,9 +82,9 @@ class raw_env(AECEnv):  # PettingZoo's own name for an unwrapped environment
         if seed is not None:
             self._decks = shuffled_decks(self.rules, random.Random(seed))
         if self.match:
-            self.state = MatchState(self.rules, self.players, self.dealer, self.target)
+            self.core = MatchState(self.rules, self.players, self.dealer, self.target)
         else:
-            self.state = HandState(self.rules, self.players, self.dealer)
+            self.core = HandState(self.rules, self.players, self.dealer)
         self._deal()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -92,23 +92,23 @@ class raw_env(AECEnv):  # PettingZoo's own name for an unwrapped environment
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.agents[self.state.current_player()]
+        self.agent_selection = self.agents[self.core.current_player()]
 
     def _deal(self) -> None:
         """Draw deck orders until a player is to act (a match deals each hand when the last ends)."""
-        state = self.state
+        state = self.core
         assert state is not None
         while state.is_chance():
             for card in next(self._decks):
                 state.apply(card)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        assert self.state is not None
+        assert self.core is not None
         seat = self.possible_agents.index(agent)
-        self._observer.fill(self.state, seat)
+        self._observer.fill(self.core, seat)
         mask = np.zeros(self.action_spaces[agent].n, np.int8)
-        if not self.state.is_terminal() and self.state.current_player() == seat:
-            mask[self.state.legal_actions()] = 1
+        if not self.core.is_terminal() and self.core.current_player() == seat:
+            mask[self.core.legal_actions()] = 1
         return {"observation": self._observer.tensor.copy(), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -116,7 +116,7 @@ class raw_env(AECEnv):  # PettingZoo's own name for an unwrapped environment
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.core
         assert state is not None
         self._cumulative_rewards[agent] = 0.0
         state.apply(int(action))
@@ -132,10 +132,10 @@ class raw_env(AECEnv):  # PettingZoo's own name for an unwrapped environment
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.state is None:
+        if self.render_mode is None or self.core is None:
             return None
-        hand_state = self.state.current if isinstance(self.state, MatchState) else self.state
+        hand_state = self.core.current if isinstance(self.core, MatchState) else self.core
         return str(hand_state.hand.to_json()) if hand_state.hand is not None else "dealing"
 
     def close(self) -> None:
-        self.state = None
+        self.core = None
