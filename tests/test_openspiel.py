@@ -132,7 +132,10 @@ def test_any_ruleset_file_through_the_ruleset_parameter():
 
 
 def test_bad_parameters_say_what_is_wrong():
-    """A table the ruleset does not allow, or a dealer off the table, is refused in words."""
+    """An unknown ruleset, a table the ruleset does not allow, or a dealer off the table, is
+    refused in words."""
+    with pytest.raises(Exception, match="unknown ruleset 'nope'; known rulesets: base, da"):
+        pyspiel.load_game("python_escoba", {"ruleset": "nope"})
     with pytest.raises(Exception, match="scopone is played by 4 players, not 2"):
         pyspiel.load_game("python_escoba", {"ruleset": "scopone", "players": 2})
     with pytest.raises(Exception, match="dealer must be a seat from 0 to 1"):
@@ -237,3 +240,27 @@ def test_the_position_that_broke_the_first_bridge_plays_on():
             child.apply_action(action)
         assert child.hand_state.plays[-1][1] == move
     pyspiel.random_sim_test_with_specific_initial_state(game, 2, state, serialize=True)
+
+
+def test_resampling_a_match_keeps_the_information_state():
+    """In a match (to 8 points, de at three: compulsory capture by hand, so some deals are drawn
+    again), a resampled state after the first hand has the player's information state (every
+    earlier hand's plays included) and legal actions."""
+    game = pyspiel.load_game("python_escoba_match", {"ruleset": "de", "players": 3, "target": 8})
+    rng = random.Random(4)
+    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
+    state = game.new_initial_state()
+    checked = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            continue
+        if state.core.match.hands_played and rng.random() < 0.3:
+            player = state.current_player()
+            other = state.resample_from_infostate(player, sampler)
+            assert other.information_state_string(player) == state.information_state_string(player)
+            assert other.legal_actions() == state.legal_actions()
+            checked += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert checked > 5
