@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import escoba
 from escoba.engine.arrange import arrange_deck
-from escoba.engine.hand import Move
+from escoba.game.moves import Move
 
 # da, two players, dealer 0 (found among 40,000 seeded random hands: seed 12626 of a
 # random.Random per hand): after these 24 plays under compulsory capture the table holds 14

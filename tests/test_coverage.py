@@ -9,10 +9,10 @@ from functools import cache
 
 import escoba
 from escoba.conformance.runner import Entry, Runner, collect
-from escoba.rules.points import positions
 from escoba.protocol.client import InProcessSession
 from escoba.protocol.server import ReferenceEngine
 from escoba.rules import bundled_ids, load_resolved
+from escoba.rules.points import positions
 from escoba.transcript.case import cases_dir
 
 COVERAGE = cases_dir() / "coverage"

@@ -12,7 +12,8 @@ import pytest
 import escoba
 from escoba.engine.arrange import arrange_deck
 from escoba.engine.deal import leader
-from escoba.engine.hand import Hand, Move
+from escoba.engine.hand import Hand
+from escoba.game.moves import Move
 from escoba.research import moves
 from escoba.research.bounds import dealt, lead_range, max_decisions, max_escobas
 from escoba.research.observe import Layout, Observer
