@@ -161,25 +161,33 @@ def test_openspiels_is_mcts_plays_hands_on_the_bridge():
         assert sum(state.returns()) == pytest.approx(0.0)
 
 
-def test_resample_from_infostate_keeps_the_information_state():
-    """A resampled state has the player's information state string and legal actions."""
-    game = pyspiel.load_game("python_escoba", {"ruleset": "de-redeal", "players": 3})
-    rng = random.Random(2)
+def resamples_checked(game, seed: int, when=lambda state, rng: True) -> int:
+    """Play a game by seeded random choices; where `when` says so, check that a resampled state
+    has the player's information state string and legal actions. How many were checked."""
+    rng = random.Random(seed)
+    sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
     state = game.new_initial_state()
-    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
     checked = 0
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
             state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
             continue
-        player = state.current_player()
-        other = state.resample_from_infostate(player, sampler)
-        assert other.information_state_string(player) == state.information_state_string(player)
-        assert other.legal_actions() == state.legal_actions()
-        checked += 1
+        if when(state, rng):
+            player = state.current_player()
+            other = state.resample_from_infostate(player, sampler)
+            assert other.information_state_string(player) == state.information_state_string(player)
+            assert other.legal_actions() == state.legal_actions()
+            checked += 1
         state.apply_action(rng.choice(state.legal_actions()))
-    assert checked > 20
+    return checked
+
+
+def test_resample_from_infostate_keeps_the_information_state():
+    """A resampled state has the player's information state string and legal actions (de-redeal
+    at three: deals dealt again, compulsory capture by hand)."""
+    game = pyspiel.load_game("python_escoba", {"ruleset": "de-redeal", "players": 3})
+    assert resamples_checked(game, 2) > 20
 
 
 @pytest.mark.parametrize("spec", ["random", "greedy", "search:8"])
@@ -247,20 +255,4 @@ def test_resampling_a_match_keeps_the_information_state():
     again), a resampled state after the first hand has the player's information state (every
     earlier hand's plays included) and legal actions."""
     game = pyspiel.load_game("python_escoba_match", {"ruleset": "de", "players": 3, "target": 8})
-    rng = random.Random(4)
-    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
-    state = game.new_initial_state()
-    checked = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-            continue
-        if state.core.match.hands_played and rng.random() < 0.3:
-            player = state.current_player()
-            other = state.resample_from_infostate(player, sampler)
-            assert other.information_state_string(player) == state.information_state_string(player)
-            assert other.legal_actions() == state.legal_actions()
-            checked += 1
-        state.apply_action(rng.choice(state.legal_actions()))
-    assert checked > 5
+    assert resamples_checked(game, 4, lambda state, rng: state.core.match.hands_played and rng.random() < 0.3) > 5
