@@ -372,13 +372,14 @@ class _Identifier:
                 if id(data) not in seen:  # the case and its moves read once, for every value tried
                     from escoba.notation import parse_move
                     from escoba.transcript.case import _build
+                    from escoba.transcript.record import replayed_events
 
                     case = _build({**data, "ruleset": path, "kind": "game", "expect": []}, None)
                     moves = [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
                     seen.clear()
-                    seen[id(data)] = (case, moves, _said(case, self.compiled(doc), moves))
+                    seen[id(data)] = (case, moves, replayed_events(case, self.compiled(doc), moves))
                 case, moves, said = seen[id(data)]
-                return said is not None and _said(case, rules, moves) != said
+                return said is not None and replayed_events(case, rules, moves) != said
 
             found = positions(path, key, options, differs, counts, self.seed)
             passed = [self.run(data, f"the position for {key}") for data in found.cases]
@@ -509,17 +510,6 @@ def _replayed(data: Mapping[str, Any], ruleset: str) -> list[dict]:
             pass
         return replay.events
     return []
-
-
-def _said(case: Any, rules: Any, moves: list) -> list[dict] | None:
-    """The events the reference engine says for `case`'s deck orders and `moves` under the
-    compiled `rules`; None where it cannot play them as written."""
-    from escoba.transcript.record import Replay
-
-    try:
-        return Replay(case, rules, moves).run()
-    except (EscobaError, ValueError, KeyError, IndexError):
-        return None
 
 
 @functools.lru_cache(maxsize=8)

@@ -254,17 +254,23 @@ def _name(finding: Finding, findings: Sequence[Finding]) -> None:
 
 def write_cases(findings: Iterable[Finding], out: str | Path) -> list[Path]:
     """Write each finding's case into `out` (whole files only); the paths written."""
+    return write_case_data([finding.case for finding in findings], out)
+
+
+def write_case_data(cases: Iterable[dict], out: str | Path) -> list[Path]:
+    """Write each case (filled case data) into the folder `out` as `<id>.json`, each checked
+    as the loader checks a case file first (whole files only); the paths written."""
     from escoba.transcript.build import dump_case
     from escoba.transcript.case import case_from_data
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for finding in findings:
-        path = folder / f"{finding.case['id']}.json"
-        case_from_data(finding.case, path)  # the whole load-time check before a file is written
+    for case in cases:
+        path = folder / f"{case['id']}.json"
+        case_from_data(case, path)  # the whole load-time check before a file is written
         temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(dump_case(finding.case), encoding="utf-8")
+        temporary.write_text(dump_case(case), encoding="utf-8")
         temporary.replace(path)
         written.append(path)
     return written

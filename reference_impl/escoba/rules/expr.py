@@ -740,6 +740,18 @@ def _canonical(node: Node, at_least: int = 1) -> str:
     return f"({text})" if _level(node) < at_least else text
 
 
+def resolved_tree(text: str, env: ExprEnv, *, context: str = "side") -> Node:
+    """The checked tree of an expression (names resolved to `Ref`s, literals folded), for a
+    tool that rewrites expressions (the ruleset audit's operators, escoba/mutation); an
+    `ExprError` as `compile_expression` raises it. `canonical_text` prints a tree."""
+    return _Checker(env, context, text).check(_parse(text))[0]
+
+
+def canonical_text(node: Node) -> str:
+    """The canonical text of a checked tree (`Compiled.canonical` of the expression it is)."""
+    return _canonical(node)
+
+
 # --------------------------------------------------------------------------- compiling
 
 # (bitmask of the side's cards, escobas, the side's history or None) -> value

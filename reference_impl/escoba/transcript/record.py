@@ -213,6 +213,16 @@ def reason_class(hand: Hand, move: Move) -> str:
     return found.reason if found is not None else "compulsory"
 
 
+def replayed_events(case, rules, moves: Sequence[Sequence[Move]]) -> list[dict] | None:
+    """The events the reference engine says for `case`'s deck orders and `moves` under the
+    compiled `rules` (another ruleset than the case's, a hypothesis, a mutant); None where it
+    cannot play them as written."""
+    try:
+        return Replay(case, rules, moves).run()
+    except (EscobaError, ValueError, KeyError, IndexError):
+        return None
+
+
 def expected_events(case) -> list[dict]:
     """What a conforming engine must produce for `case` (plus the runner's legal events)."""
     return Replay(case).run()
