@@ -365,6 +365,8 @@ class _Identifier:
             doc = self.doc
 
             def differs(data: dict, value: Any, doc: dict = doc, path: str = path, key: str = key, seen: dict = seen) -> bool:
+                from escoba.transcript.record import replayed_events
+
                 other = with_value(doc, key, value)
                 rules = self.compiled(other) if other is not None else None
                 if rules is None:
@@ -372,7 +374,6 @@ class _Identifier:
                 if id(data) not in seen:  # the case and its moves read once, for every value tried
                     from escoba.notation import parse_move
                     from escoba.transcript.case import _build
-                    from escoba.transcript.record import replayed_events
 
                     case = _build({**data, "ruleset": path, "kind": "game", "expect": []}, None)
                     moves = [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
