@@ -50,8 +50,10 @@ def test_the_corpus_is_small_and_covers_every_group():
     """Few enough cases, small enough files, for a subprocess engine to replay in seconds."""
     groups = {p.parent.name for p in CASE_FILES}
     assert groups == {"coverage", "generated", "perft", "probes", "rules", "text"}
-    assert len(CASE_FILES) <= 250
-    assert sum(p.stat().st_size for p in CASE_FILES) <= 2_500_000  # 32 rulesets, the family among them
+    # 32 rulesets, the family among them, and the cases the ruleset audit asks for (every mutant
+    # of a ruleset detected by three cases: conformance/README.md)
+    assert len(CASE_FILES) <= 300
+    assert sum(p.stat().st_size for p in CASE_FILES) <= 3_000_000
 
 
 def test_ids_are_file_names_and_unique():
