@@ -102,7 +102,13 @@ def grid() -> str:
     return shown(command, "\n".join(lines) + "\n\n" + render_grid(reports))
 
 
+def audit() -> str:
+    """The ruleset audit as the bundled audit holds it (nothing computed when it is current)."""
+    return shown("escoba cases audit --cache", cli("cases", "audit", "--cache"))
+
+
 PRODUCERS: dict[str, Callable[[], str]] = {
+    "audit": audit,
     "grid": grid,
     "reference": reference,
     "minimal": minimal,

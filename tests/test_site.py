@@ -179,6 +179,7 @@ def test_cli_builds_then_replaces_its_own_site(tmp_path):
     assert len([p for p in pages if p.startswith("games/")]) == len(load_case_views()) + 1
     page = (out / "rulesets" / "velo-dos.html").read_text(encoding="utf-8")
     assert "inherited from <a" in page and 'href="da.html"' in page
+    _shows_the_audit((out / "conformance" / "index.html").read_text(encoding="utf-8"))
     assert 'href="rulesets/velo-dos.html"' in (out / "matrix.html").read_text(encoding="utf-8")
     # The house rule's page leads with what it changes from da (the point and both values), before the deck.
     changes = page.index('id="changes"')
@@ -286,3 +287,19 @@ def test_an_event_the_viewer_does_not_know_is_a_step_shown_as_it_is():
     assert [s.kind for s in found] == ["deal", "other", "play"]
     assert '"declaration"' in found[1].note and found[1].table == ["3c"]
     assert found[2].table == ["3c", "2c"]
+
+
+def _shows_the_audit(page: str) -> None:
+    """The conformance page says how strong the suite is: the bundled ruleset audit's totals, a
+    row per rule point and per ruleset, and each equivalent mutant with its reason."""
+    from markupsafe import escape
+
+    from escoba.mutation.audit import EQUIVALENT, bundled_cache, read_audit
+    from escoba.mutation.report import figures
+
+    audit = read_audit(bundled_cache())
+    f = figures(audit)
+    assert f"Of {f['mutants']} mutants of {len(audit.rulesets)} rulesets, {f['detected']} are detected" in page
+    assert page.count("<tr><td><code>") == len(f["points"]) + len(f["rulesets"])
+    for e in (e for e in audit.entries if e.verdict == EQUIVALENT):
+        assert str(escape(e.label)) in page

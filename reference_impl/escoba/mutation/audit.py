@@ -209,6 +209,7 @@ def run(
     from escoba.mutation.mutants import known_rulesets, mutants
 
     effort = effort or Effort()
+    only = list(only) if only is not None else None
     cases = [e.case for e in collect() if e.case is not None]
     rulesets = known_rulesets(cases)
     found = mutants(rulesets, only)
@@ -234,7 +235,7 @@ def run(
     if cache is not None:
         made = {m.ident for m in found}
         stale += sorted(i for i, e in cache.items() if i not in made and (only is None or set(e.origins) & set(only)))
-    audited = sorted({o for m in found for o in m.origins}, key=[r.name for r in rulesets].index)
+    audited = [r.name for r in rulesets if r.bundled and (only is None or r.name in only)]
     return Audit(done, audited, len(cases), effort, stale=stale)
 
 

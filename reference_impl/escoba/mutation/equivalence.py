@@ -25,15 +25,13 @@ searched with a smaller effort: the search only confirms what the declaration sa
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from escoba.conformance.compare import first_divergence
 from escoba.errors import EscobaError
-from escoba.mutation.mutants import Applied, Mutant
-
-MAX_PLAYERS = 4  # as `escoba cases generate`: larger tables are left to an engine's own cases
+from escoba.mutation.mutants import Applied, Mutant, Ruleset
 
 
 @dataclass(frozen=True)
@@ -75,13 +73,16 @@ def reason_of(applied: Applied) -> str:
     if possible is None or applied.doc is None:
         return ""
     original = applied.ruleset.rules
-    counts = _counts(original)
+    counts = table_sizes(original)
     if not possible(original, counts) and not possible(applied.rules, counts):
         return f"no game of {{rulesets}} can exercise it (it shows when {rule.when})"
     return ""
 
 
-def _counts(rules: Any) -> list[int]:
+def table_sizes(rules: Any) -> list[int]:
+    """The tables a ruleset's games are played at (as `escoba cases generate` plays them)."""
+    from escoba.transcript.suite import MAX_PLAYERS
+
     return [p for p in rules.player_counts if p <= MAX_PLAYERS] or [min(rules.player_counts)]
 
 
@@ -104,17 +105,19 @@ def search(mutant: Mutant, effort: Effort, seed: int = 0) -> Verdict:
 
 
 def _names(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    """`base`, `base or da`, `base, da or sv`, `any of 31 rulesets (base, da, …)`."""
+    if len(names) <= 3:
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return f"any of {len(names)} rulesets ({', '.join(names[:2])}, …)"
 
 
 def _tell_apart(applied: Applied, effort: Effort, seed: int) -> tuple[dict | None, int]:
     """A game (case data) under the applied ruleset that the mutant says other events for,
     and how many games were played looking for it."""
-    from escoba.explore.games import STYLES, case_data, play_game, random_setup
     from escoba.explore.targeted import positions
 
     original = applied.ruleset.rules
-    counts = _counts(original)
+    counts = table_sizes(original)
     source = applied.ruleset.source
     tried = 0
 
@@ -126,20 +129,31 @@ def _tell_apart(applied: Applied, effort: Effort, seed: int) -> tuple[dict | Non
     targeted = positions(source, applied.key, [applied.value], differs, counts, seed, tries=effort.positions)
     if targeted.cases:
         return targeted.cases[0], tried
-    rng = random.Random(f"audit:{seed}:{applied.ruleset.name}:{applied.key}")
-    for k in range(effort.games):
-        setup = random_setup(original, rng, counts, True, STYLES)
-        try:
-            game = play_game(original, setup)
-        except (EscobaError, ValueError, IndexError, StopIteration):
-            game = None
-        if game is None:
-            continue
-        data = case_data(game, f"audit.{applied.ruleset.name}.{k}", source, f"a seeded game of {applied.ruleset.name}",
-                         [f"Played by escoba cases audit: {setup.describe()}."])  # fmt: skip
+    for data in seeded_games(applied.ruleset, effort.games, f"audit:{seed}:{applied.ruleset.name}:{applied.key}", "audit"):
         if differs(data):
             return data, tried
     return None, tried
+
+
+def seeded_games(ruleset: Ruleset, games: int, seed: str, by: str) -> Iterator[dict]:
+    """`games` seeded games of the ruleset, biased toward rare situations
+    (`escoba.explore.games.random_setup`: arranged opening tables, styles of play, matches whose
+    target ends in a tie), as case data `<by>.<ruleset>.<k>`; a deal that cannot be played
+    out is left out."""
+    from escoba.explore.games import STYLES, case_data, play_game, random_setup
+
+    rules = ruleset.rules
+    counts = table_sizes(rules)
+    rng = random.Random(seed)
+    for k in range(games):
+        setup = random_setup(rules, rng, counts, True, STYLES)
+        try:
+            game = play_game(rules, setup)
+        except (EscobaError, ValueError, IndexError, StopIteration):
+            game = None
+        if game is not None:
+            yield case_data(game, f"{by}.{ruleset.name}.{k}", ruleset.source, f"a seeded game of {ruleset.name}",
+                            [f"Played by escoba cases audit: {setup.describe()}."])  # fmt: skip
 
 
 def tells_apart(data: Mapping[str, Any], original: Any, mutant: Any) -> bool:

@@ -13,11 +13,9 @@ it in `conformance/cases/rules/` (docs/conformance.md, "How strong is the suite"
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from escoba.errors import EscobaError
 from escoba.mutation.mutants import Mutant
 
 GAMES = 400  # seeded games played per ruleset
@@ -29,9 +27,8 @@ def suggest(
 ) -> list[dict]:  # fmt: skip
     """Case data (expected events filled), each game named with the mutants it detects, that
     bring every mutant of `mutants` to `bar` detecting cases (`have`: how many it has now)."""
-    from escoba.explore.games import STYLES, case_data, play_game, random_setup
     from escoba.explore.harness import fill_case
-    from escoba.mutation.equivalence import MAX_PLAYERS, tells_apart
+    from escoba.mutation.equivalence import seeded_games, tells_apart
 
     need = {m.ident: bar - have.get(m.ident, 0) for m in mutants if have.get(m.ident, 0) < bar}
     chosen: list[dict] = []
@@ -44,19 +41,8 @@ def suggest(
             continue
         ruleset = applied[pool[0].ident].ruleset
         rules = ruleset.rules
-        counts = [p for p in rules.player_counts if p <= MAX_PLAYERS] or [min(rules.player_counts)]
-        rng = random.Random(f"suggest:{seed}:{name}")
         found: list[tuple[dict, set[str]]] = []
-        for k in range(games):
-            setup = random_setup(rules, rng, counts, True, STYLES)
-            try:
-                game = play_game(rules, setup)
-            except (EscobaError, ValueError, IndexError, StopIteration):
-                game = None
-            if game is None:
-                continue
-            data = case_data(game, f"suggest.{name}.{k}", ruleset.source, f"{name}: a game the audit suggests",
-                             [f"Played by escoba cases audit --suggest: {setup.describe()}."])  # fmt: skip
+        for data in seeded_games(ruleset, games, f"suggest:{seed}:{name}", "suggest"):
             told = {m.ident for m in pool if tells_apart(data, rules, applied[m.ident].rules)}
             if told:
                 found.append((data, told))

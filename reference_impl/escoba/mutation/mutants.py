@@ -105,14 +105,13 @@ class Mutant:
 
 
 def mutants(rulesets: Sequence[Ruleset], only: Iterable[str] | None = None) -> list[Mutant]:
-    """The mutants the bundled rulesets among `rulesets` make (those of `only`, when given),
-    each applied to every ruleset of `rulesets` that says what it misreads; in the order of
-    the rulesets, then of the registry's positions."""
-    wanted = set(only) if only is not None else None
-    makers = [r for r in rulesets if r.bundled and (wanted is None or r.name in wanted)]
+    """The mutants the bundled rulesets among `rulesets` make (those some ruleset of `only`
+    makes, when given), each applied to every ruleset of `rulesets` that says what it misreads;
+    in the order of the rulesets, then of the registry's positions."""
+    makers = [r for r in rulesets if r.bundled]
     found: dict[str, Mutant] = {}
     for making in (True, False):  # the mutants first, then every other ruleset they apply to
-        for ruleset in makers if making else [r for r in rulesets if r not in makers]:
+        for ruleset in makers if making else [r for r in rulesets if not r.bundled]:
             doc = ruleset.doc
             for position in positions(doc):
                 for value, operator in _readings(doc, position):
@@ -129,6 +128,9 @@ def mutants(rulesets: Sequence[Ruleset], only: Iterable[str] | None = None) -> l
                     if making:
                         mutant.origins.append(ruleset.name)
                     mutant.applied.append(Applied(ruleset, position.key, value))
+    if only is not None:
+        wanted = set(only)
+        return [m for m in found.values() if wanted & set(m.origins)]
     return list(found.values())
 
 

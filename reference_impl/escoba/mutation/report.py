@@ -40,6 +40,13 @@ def figures(audit: Audit) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def shown_rulesets(names: Sequence[str]) -> str:
+    """`fr`, `fr and sv`, `31 rulesets (base, da, …)`."""
+    if len(names) <= 3:
+        return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return f"{len(names)} rulesets ({', '.join(names[:2])}, …)"
+
+
 def _table(rows: Sequence[dict[str, Any]], first: str) -> list[str]:
     head = (first, "mutants", "detected", "equivalent", "survivors", "weakest")
     body = [(r["name"], r["mutants"], r["detected"], r["equivalent"], r["survivors"], "—" if r["weakest"] is None else r["weakest"]) for r in rows]
@@ -69,9 +76,9 @@ def text(audit: Audit, *, verbose: bool = False) -> str:
     out("")
     out(f"equivalent ({len(equivalent)}): no case detects them, and no game told them apart")
     for e in equivalent:
-        because = "; ".join(x for x in (e.reason, e.why) if x) or "no reason known"
+        because = "; ".join(x.rstrip(".") for x in (e.reason, e.why) if x) or "no reason known"
         out(f"  {e.label}")
-        out(f"      {because}; {e.games} games ({', '.join(e.origins)})")
+        out(f"      {because}; {e.games} games under {shown_rulesets(e.origins)}")
     if f["invalid"]:
         out("")
         out(f"{f['invalid']} other readings are no valid ruleset wherever they would apply (refused by the schema or the semantic checks): no mutants")

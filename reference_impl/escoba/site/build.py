@@ -553,6 +553,7 @@ class _Site:
         self.write(
             root, "conformance/index.html", "conformance.html", title="Conformance", engines=engines,
             summary_keys=summary_keys, bad_counts=BAD_COUNTS, case_rows=rows, same_count=len(by_case) - len(rows), profile_rows=profile_rows,
+            audit=audit_view(),
         )  # fmt: skip
 
     # -- diffs
@@ -786,6 +787,25 @@ def _headline(s: frames.Step, names: list[str], side_names: list[str], fc: faces
     if s.kind == "other":
         return Markup("Another event"), empty
     return Markup(s.kind), empty
+
+
+def audit_view() -> dict[str, Any] | None:
+    """How strong the bundled suite is: the ruleset audit kept beside the cases
+    (conformance/audit.json, `escoba cases audit`), its figures per rule point and per
+    ruleset and its equivalent mutants with their reasons; None when there is none."""
+    from escoba.mutation.audit import EQUIVALENT, bundled_cache, read_audit
+    from escoba.mutation.report import figures, shown_rulesets
+
+    path = bundled_cache()
+    if not path.is_file():
+        return None
+    audit = read_audit(path)
+    equivalent = [
+        {"mutant": e.label, "reason": "; ".join(x.rstrip(".") for x in (e.reason, e.why) if x), "games": e.games, "rulesets": shown_rulesets(e.origins)}
+        for e in audit.entries if e.verdict == EQUIVALENT
+    ]  # fmt: skip
+    return {"figures": figures(audit), "bar": audit.bar, "cases": audit.cases, "rulesets": len(audit.rulesets),
+            "ok": audit.ok, "equivalent": equivalent}  # fmt: skip
 
 
 def _case_views(cases: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
