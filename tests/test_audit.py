@@ -173,6 +173,32 @@ def test_a_game_tells_a_mutant_apart_and_the_search_finds_one():
     assert same.equivalent and same.reason.startswith("no event depends on deal.open_hands") and same.games == 4
 
 
+def test_a_survivor_is_shrunk_and_a_suggestion_brings_it_to_the_bar():
+    """The game that tells a mutant apart shrinks to a case the mutant served as an engine still
+    fails, no longer than the game; the suggested games each tell it apart, enough of them to
+    reach the bar, and each is a valid case with its expected events."""
+    from escoba.mutation.equivalence import shrunk
+    from escoba.mutation.gaps import suggest
+    from escoba.transcript.case import case_from_data
+
+    mutant = _mutant("scoring.escobas.measure: escobas + count(made_with(sweeps, card(deck, 7, oros))) → escobas + count(made_with(captures, card(deck, 7, oros)))")  # fmt: skip
+    applied = next(a for a in mutant.applied if a.ruleset.name == "velo-escoba-double")
+    found = search(mutant, Effort(4, 8, 2))
+    assert found.case is not None
+    from escoba.explore.harness import fill_case
+
+    case, steps = shrunk(applied, found.case)
+    assert tells_apart(case, applied.ruleset.rules, applied.rules)
+    whole = len(fill_case(found.case)["expect"])
+    assert len(case["expect"]) <= whole and (steps or len(case["expect"]) == whole)
+    games = suggest([mutant], {mutant.ident: 1}, 3, games=30)
+    assert len(games) == 2, [g["id"] for g in games]
+    for game in games:
+        assert tells_apart(game, applied.ruleset.rules, applied.rules)
+        assert case_from_data(game, replay=True).expect == tuple(game["expect"])
+        assert any(n == f"Detects the mutant {mutant.label}." for n in game["notes"])
+
+
 # ---------------------------------------------------------------------------------- the bundled audit
 @cache
 def bundled():
@@ -208,6 +234,16 @@ def test_every_written_reason_is_for_an_equivalent_mutant():
     for ident, written in written_reasons().items():
         assert ident in by_id, ident
         assert by_id[ident].label == written["mutant"] and by_id[ident].verdict == EQUIVALENT, ident
+
+
+def test_a_reason_without_its_parts_is_one_error(tmp_path):
+    """A reasons file whose entry lacks `why` is refused in one line naming the file."""
+    from escoba.errors import EscobaError
+
+    bad = tmp_path / "equivalent.yaml"
+    bad.write_text("mutants:\n  abc:\n    mutant: x\n", encoding="utf-8")
+    with pytest.raises(EscobaError, match=r"equivalent.yaml: each mutant needs `mutant` and `why`"):
+        written_reasons(bad)
 
 
 @pytest.mark.skipif(not DEEP, reason="the full audit: HYPOTHESIS_PROFILE=deep")

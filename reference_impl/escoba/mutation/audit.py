@@ -184,13 +184,17 @@ def read_cache(path: str | Path) -> dict[str, Entry]:
 def written_reasons(path: Path | None = None) -> dict[str, dict[str, str]]:
     """Mutant id → `{"mutant": its label, "why": why it is equivalent}`, as a person wrote them
     in `conformance/equivalent.yaml` (through the ruleset loader's guards)."""
+    from escoba.errors import EscobaError
     from escoba.rules.yamlload import load_file
 
     path = reasons_file() if path is None else path
     if not path.is_file():
         return {}
     data = load_file(path).data or {}
-    return {str(k): {"mutant": str(v["mutant"]), "why": " ".join(str(v["why"]).split())} for k, v in (data.get("mutants") or {}).items()}
+    try:
+        return {str(k): {"mutant": str(v["mutant"]), "why": " ".join(str(v["why"]).split())} for k, v in (data.get("mutants") or {}).items()}
+    except (KeyError, TypeError, AttributeError) as problem:
+        raise EscobaError(f"{path}: each mutant needs `mutant` and `why` ({problem!r} is missing or malformed)") from None
 
 
 def run(
