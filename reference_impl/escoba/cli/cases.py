@@ -86,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     audit.add_argument("--out", metavar="DIR", help="write each survivor's shrunk case into DIR")
     audit.add_argument(
         "--suggest", metavar="DIR",
-        help="write into DIR games that bring the survivors and the mutants below the bar up to it (to audit by hand)",
+        help="write into DIR games that bring the survivors and the mutants below the bar up to it, to audit by hand (400 seeded games a ruleset: minutes)",
     )  # fmt: skip
     audit.add_argument("--positions", type=int, default=None, metavar="N", help="targeted positions tried per ruleset for a mutant no case detects (default 16)")
     audit.add_argument("--games", type=int, default=None, metavar="N", help="seeded games played per ruleset for a mutant no case detects (default 64)")
