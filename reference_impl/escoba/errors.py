@@ -16,18 +16,12 @@ prints the first `SHOWN_PROBLEMS` and says how many more there are.
 
 from __future__ import annotations
 
+from escoba.escape import shorten, terminal
 from escoba.record import Record
 
 QUOTE_LIMIT = 60  # characters of a user's value quoted in a message
 MESSAGE_LIMIT = 500  # characters of one problem's message
 SHOWN_PROBLEMS = 50  # problems printed for one error; the rest are counted
-
-
-def shorten(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how long it was."""
-    if len(text) <= limit:
-        return text
-    return f"{text[: max(limit - 1, 0)]}… ({len(text)} characters)"
 
 
 def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
@@ -44,14 +38,17 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
 
 def one_line(text: str) -> str:
     """`text` with each character that is not printable (line breaks, controls, invisible
-    format characters, spaces other than ' ') written as its Python escape: `\\n`, `\\x07`, `\\u2028`."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)  # repr escapes just those
+    format characters, spaces other than ' ') written as its Python escape: `\\n`, `\\x07`,
+    `\\u2028` (escoba.escape.terminal, the terminal's one escaping)."""
+    return terminal(text)
 
 
 class EscobaError(Exception):
     """Base class of every error the project raises on purpose."""
+
+
+class UsageError(EscobaError):
+    """Arguments that make no sense together, or name what cannot be used; exit status 2."""
 
 
 class Location(Record):

@@ -28,6 +28,13 @@ requests through first (mid-hand), otherwise it strikes at the first `start`. Mo
     two-players     the reference engine declaring only two-player features
     diverge-exit    list the first legal moves in reverse (a divergence), then exit at the play
                     after --after: the runner must report the divergence, not the later crash
+    silent          read every request and never answer, not even hello
+    hostile-hello   the reference engine, naming itself with escape sequences, a line break,
+                    U+FFFE and 5,000 more characters (tests/hostile/texts.py ENGINE_NAME)
+    hostile-refuse  refuse (kind internal) with a message of the same kind (ENGINE_MESSAGE)
+    digits          answer with an id of 5,000 digits
+    deep            answer with a value nested 100,000 levels deep
+    nan             answer with NaN where a number goes
 """
 
 from __future__ import annotations
@@ -37,6 +44,13 @@ import json
 import os
 import sys
 import time
+
+
+def _hostile_texts():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+    from hostile import texts
+
+    return texts
 
 
 def main() -> int:
@@ -50,6 +64,11 @@ def main() -> int:
     args = parser.parse_args()
     if args.mode == "exit-at-once":
         return 2
+    if args.mode == "silent":
+        for _ in sys.stdin.buffer:
+            pass
+        time.sleep(3600)
+        return 0
     from escoba.protocol.features import reference_features
     from escoba.protocol.server import ReferenceEngine
 
@@ -65,7 +84,10 @@ def main() -> int:
         plays += cmd == "play"
         if args.mode == "diverge-exit" and cmd == "legal" and plays == 0:
             reply = {**reply, "moves": list(reversed(reply["moves"]))}
-        strike = args.mode not in ("two-players",) and (
+        if args.mode == "hostile-hello" and cmd == "hello":
+            texts = _hostile_texts()
+            reply = {**reply, "engine": {"name": texts.ENGINE_NAME, "version": texts.ENGINE_NAME[::-1]}}
+        strike = args.mode not in ("two-players", "hostile-hello") and (
             (cmd == "play" and args.after is not None and plays > args.after)
             or (cmd == "start" and args.after is None)
         )
@@ -113,6 +135,15 @@ def misbehave(args: argparse.Namespace, request: dict, reply: dict, out) -> dict
         return {"id": request["id"], "ok": True}
     if mode == "refuse":
         return {"id": request["id"], "ok": False, "error": {"kind": "internal", "message": "not today"}}
+    if mode == "hostile-refuse":
+        return {"id": request["id"], "ok": False, "error": {"kind": "internal", "message": _hostile_texts().ENGINE_MESSAGE}}
+    if mode in ("digits", "deep", "nan"):
+        line = {"digits": b'{"id": ' + b"9" * 5000 + b', "ok": true, "events": []}',
+                "deep": b'{"id": 1, "ok": true, "events": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                "nan": b'{"id": NaN, "ok": true, "events": []}'}[mode]  # fmt: skip
+        out.write(line + b"\n")
+        out.flush()
+        return None
     if mode == "stderr-flood":
         chunk = b"noise " * 10_000 + b"\n"
         for _ in range(int(args.flood * 1_000_000 / len(chunk))):

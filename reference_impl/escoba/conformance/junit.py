@@ -5,14 +5,19 @@ the divergence class and whose text is the report's detail for the case (the rul
 events, the diff, the replay command); `error`, `crash`, `timeout` and `broken-case` are
 `<error>`s; `unsupported` is `<skipped>`. The class name is `escoba.<ruleset>`, so CI groups the
 cases by ruleset.
+
+Every text in it (a case id, the engine's name and version, a message, a detail) goes through
+`escoba.escape.xml`: a control character an engine or a case file sent, which XML cannot hold,
+would make a CI parser reject the whole report.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from escoba.conformance.report import case_details
+from escoba.conformance.report import NAME_LIMIT, case_details
 from escoba.conformance.runner import CaseResult, RunReport
+from escoba.escape import shorten, xml
 
 _ERRORS = ("error", "crash", "timeout", "broken-case")
 
@@ -30,7 +35,7 @@ def _suite(report: RunReport, name: str) -> ET.Element:
     counts = report.counts()
     suite = ET.Element(
         "testsuite",
-        name=f"{name}: {_engine(report)}",
+        name=xml(f"{name}: {_engine(report)}"),
         tests=str(len(report.results)),
         failures=str(counts["fail"]),
         errors=str(sum(counts[o] for o in _ERRORS)),
@@ -43,10 +48,10 @@ def _suite(report: RunReport, name: str) -> ET.Element:
 
 
 def _case(r: CaseResult) -> ET.Element:
-    case = ET.Element("testcase", classname=f"escoba.{r.ruleset or 'unknown'}", name=r.id, time=f"{r.seconds:.3f}")
-    detail = "\n".join(case_details(r, all_divergences=True))
+    case = ET.Element("testcase", classname=xml(f"escoba.{r.ruleset or 'unknown'}"), name=xml(r.id), time=f"{r.seconds:.3f}")
+    detail = xml("\n".join(case_details(r, all_divergences=True)))
     if r.outcome == "fail":
-        failure = ET.SubElement(case, "failure", message=_line(r.message), type=r.cls or "fail")
+        failure = ET.SubElement(case, "failure", message=_line(r.message), type=xml(r.cls or "fail"))
         failure.text = detail
     elif r.outcome in _ERRORS:
         error = ET.SubElement(case, "error", message=_line(r.message), type=r.outcome)
@@ -55,14 +60,14 @@ def _case(r: CaseResult) -> ET.Element:
         ET.SubElement(case, "skipped", message=_line(f"unsupported: {r.message}"))
     if r.note or r.notes:
         out = ET.SubElement(case, "system-out")
-        out.text = "\n".join([r.note, *r.notes]).strip()
+        out.text = xml("\n".join([r.note, *r.notes]).strip())
     return case
 
 
 def _line(text: str) -> str:
-    return text.splitlines()[0][:500] if text else ""
+    return xml(text.splitlines()[0], 500) if text else ""
 
 
 def _engine(report: RunReport) -> str:
     e = report.engine
-    return f"{e.name} {e.version}".strip() or e.command
+    return shorten(f"{e.name} {e.version}".strip(), NAME_LIMIT) or e.command

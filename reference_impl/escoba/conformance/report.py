@@ -15,7 +15,10 @@ from typing import Any
 
 from escoba.conformance.compare import format_event, format_value
 from escoba.conformance.runner import OUTCOMES, CaseResult, RunReport
+from escoba.escape import terminal
 from escoba.version import __version__
+
+NAME_LIMIT = 200  # characters of an engine's name and version shown
 
 _LABEL = {
     "pass": "PASS",
@@ -100,7 +103,9 @@ def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: 
     lines.extend(profile if verbosity >= 0 else profile[:1])
     lines.append("")
     lines.append(summary_line(report))
-    return "\n".join(lines) + "\n"
+    # Each line escaped as a whole: what an engine or a case file said in it (a name, a
+    # message, an id) can neither run on the terminal nor break the line into two.
+    return "\n".join(map(terminal, lines)) + "\n"
 
 
 def render_profile(profile: list, *, every: bool = False) -> list[str]:
@@ -144,9 +149,15 @@ def summary_line(report: RunReport) -> str:
     return f"{verdict}: {total} case{'' if total == 1 else 's'}: {', '.join(parts) or 'none'}{why} ({report.seconds:.1f} s)"
 
 
+def engine_name(report: RunReport) -> str:
+    """The engine's name and version as it said them in `hello` (cut short), else its command."""
+    e = report.engine
+    return terminal(f"{e.name} {e.version}".strip(), NAME_LIMIT) or e.command
+
+
 def _engine_line(report: RunReport) -> str:
     e = report.engine
-    name = f"{e.name} {e.version}".strip() or "(no handshake)"
+    name = terminal(f"{e.name} {e.version}".strip(), NAME_LIMIT) or "(no handshake)"
     return f"{name} — {e.command}"
 
 
@@ -204,7 +215,7 @@ def case_details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
     else:
         if r.cls:
             lines.append(f"  class: {r.cls}")
-        lines.append(f"  {r.message}")
+        lines += [f"  {line}" for line in r.message.splitlines() or [""]]
         if r.context:
             lines.append("  last events before it:")
             first = (r.index or len(r.context)) - len(r.context)
@@ -216,7 +227,7 @@ def case_details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
         lines += [f"    | {_clip(t)}" for t in stderr_tail(r.stderr)]
     if r.replay:
         lines.append(f"  replay: {r.replay}")
-    return lines
+    return [terminal(line) for line in lines]
 
 
 def _divergence_line(d) -> str:
@@ -285,12 +296,12 @@ def render_grid(reports: list[RunReport], markdown: bool = False) -> str:
     for report in reports:
         counts = report.counts()
         differs = [p.point for p in report.profile() if p.status == DIFFERS]
-        name = f"{report.engine.name} {report.engine.version}".strip() or report.engine.command
+        name = engine_name(report)
         rows.append([name, *(str(counts[o]) for o in OUTCOMES), ", ".join(differs) or "—", "yes" if report.ok else "NO"])
     if markdown:
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-        return "\n".join(out) + "\n"
+        return "\n".join(map(terminal, out)) + "\n"
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     widths[-2] = min(widths[-2], 60)
     line = lambda cells: "  ".join(_clip(str(c), widths[i]).ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
@@ -329,7 +340,7 @@ def render_markdown(report: RunReport) -> str:
         out += ["", "### Failures"]
         for r in details:
             out += ["", f"#### `{r.id}` — {r.outcome}", "", "```text", *case_details(r)[1:], "```"]
-    return "\n".join(out) + "\n"
+    return "\n".join(map(terminal, out)) + "\n"
 
 
 def _md(text: str) -> str:

@@ -12,11 +12,12 @@ docs/rules-matrix.md is this module's Markdown output; a test fails when it is o
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from escoba import escape
+from escoba.escape import terminal
 from escoba.rules.points import CONCERNS, Citation, Position, positions
 
 FORMAT = 1
@@ -260,7 +261,7 @@ def render_markdown(matrix: Matrix, link_prefix: str = "../") -> str:
         for row in rows:
             cells = [_md(row.cells.get(c.id), link_prefix, md_cell) for c in matrix.columns]
             out.append(f"| {md_cell(row.label)} | " + " | ".join(cells) + " |\n")
-    return "".join(out)
+    return "\n".join(map(terminal, "".join(out).split("\n")))  # a file's title or path runs nothing on a terminal
 
 
 def _md(cell: Cell | None, prefix: str, escape: Any) -> str:
@@ -281,7 +282,7 @@ def _md(cell: Cell | None, prefix: str, escape: Any) -> str:
 # --------------------------------------------------------------------------- HTML
 def render_html(matrix: Matrix, link_prefix: str = "../") -> str:
     """A standalone page; each cell's title attribute holds the citation's quote and gloss."""
-    e = html.escape
+    e = escape.html
     out = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Escoba rules matrix</title>\n",
         "<style>\n"
@@ -311,7 +312,7 @@ def render_html(matrix: Matrix, link_prefix: str = "../") -> str:
 
 
 def _html_cell(cell: Cell | None, prefix: str) -> str:
-    e = html.escape
+    e = escape.html
     if cell is None:
         return "<td>—</td>"
     classes = [cell.status] if cell.status else []

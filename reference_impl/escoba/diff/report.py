@@ -15,6 +15,7 @@ from escoba.diff.paired import Difference, Pairs, Resolution
 from escoba.diff.rescore import Tally, role_name
 from escoba.diff.structural import StructuralDiff
 from escoba.errors import shorten
+from escoba.escape import terminal
 from escoba.rules.points import Citation
 from escoba.simulate import Estimate
 
@@ -117,6 +118,7 @@ def _ratio(x: int, n: int) -> float | None:
 
 # --------------------------------------------------------------------------- tables
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> str:
+    rows = [[terminal(cell) for cell in row] for row in rows]  # a ruleset's title may hold anything
     widths = [len(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
@@ -129,7 +131,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: st
 
 
 def md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A Markdown table cell: its pipes and backslashes escaped, one line, nothing that runs on a terminal."""
+    return terminal(text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " "))
 
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -237,7 +240,9 @@ def render(report: Report, markdown: bool = False) -> str:
     # 3. simulation
     if report.simulation is not None:
         _render_simulation(report, out, heading, para, blank, table)
-    text = "".join(out)
+    # Every line escaped as a whole (escoba.escape): a title or a path the rulesets' files give
+    # runs nothing on a terminal.
+    text = "\n".join(map(terminal, "".join(out).split("\n")))
     return text.rstrip("\n") + "\n"
 
 

@@ -46,8 +46,10 @@ from pathlib import Path
 from typing import Any
 
 from escoba.conformance.compare import first_divergence
+from escoba.conformance.report import NAME_LIMIT
 from escoba.conformance.runner import CaseResult
 from escoba.errors import EscobaError
+from escoba.escape import shorten
 from escoba.explore.harness import Harness, case_length, fill_case
 from escoba.protocol.client import Session
 from escoba.rules.points import with_value
@@ -422,10 +424,12 @@ class _Identifier:
                 self.passed.append((filled, result))
                 self.history.append((filled, list(result.events)))
                 return True
-            if result.outcome != "fail":
+            if result.outcome != "fail" or result.divergence is None:
+                # A refusal, a crash, a timeout, or a failure of the protocol itself (a flood,
+                # a 5,000-digit number, NaN): no event the rules could explain
                 self.refused += 1
                 return False
-            point = result.divergence.point if result.divergence is not None else None
+            point = result.divergence.point
             if point in self.unmatched:
                 return False
             change = self.explain(filled, result)
@@ -552,7 +556,7 @@ def identify(
     harness.runner.sent = sent
     began = time.monotonic()
     hello = harness.open()
-    engine = f"{hello.name} {hello.version}".strip()
+    engine = shorten(f"{hello.name} {hello.version}".strip(), NAME_LIMIT)  # the house rule's title quotes it
     try:
         with tempfile.TemporaryDirectory(prefix="escoba-identify-") as scratch:
             work = _Identifier(harness, ruleset, Path(scratch), seed, players)

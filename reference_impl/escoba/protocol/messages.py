@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, ClassVar
 
-from escoba.errors import ProtocolError
+from escoba.errors import MESSAGE_LIMIT, ProtocolError
+from escoba.escape import terminal
 from escoba.game.moves import REASONS
 from escoba.inputs import strict_json
 from escoba.memo import ByIdentity
@@ -206,8 +207,10 @@ class ErrorReply(Reply):
     reason: str | None = None
 
     def __str__(self) -> str:
+        # kind and reason are words of the protocol (checked); the message is the engine's own
+        # text, quoted escaped and cut short wherever it is shown
         why = f" ({self.reason})" if self.reason else ""
-        return f"{self.kind}{why}: {self.message}"
+        return f"{self.kind}{why}: {terminal(self.message, MESSAGE_LIMIT)}"
 
 
 # ---------------------------------------------------------------------------------- lifecycle errors

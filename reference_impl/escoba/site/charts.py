@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 
 from markupsafe import Markup
+
+from escoba.escape import html as escape
 
 LABEL_W = 150
 PLOT_W = 420

@@ -21,6 +21,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from escoba import escape
+
 # The picture of each suit symbol (ids of the <symbol>s in templates/suits.svg.j2).
 PICTURES = {"♦": "coins", "♥": "cups", "♠": "swords", "♣": "clubs"}
 RED = {"♦", "♥"}
@@ -79,7 +81,8 @@ class Faces:
             return hit
         info = self.info.get(code)
         if info is None:  # a code the deck does not know: show it as written
-            html = Markup('<span class="card unknown{}">{}</span>').format(f" {extra}" if extra else "", code)
+            # (an engine or a case file wrote it: escaped as every text of the pages is)
+            html = Markup('<span class="card unknown{}">{}</span>').format(f" {extra}" if extra else "", Markup(escape.html(code)))
         elif info.picture == "joker":
             html = Markup(
                 '<span class="card joker{x}" title="{name}" data-card="{code}"><b>★</b><i>{code}</i></span>'
