@@ -125,7 +125,7 @@ def test_explore_json_on_the_reference_engine():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--engine", "/nonexistent/engine"], "the engine cannot start"),
+        (["--engine", "/nonexistent/engine"], "the engine did not start (/nonexistent/engine)"),
         (["--games", "0"], "--games must be at least 1"),
         (["--players", "2,9"], "--players: table sizes from 2 to 4"),
         (["--ruleset", "nosuch"], "nosuch"),

@@ -206,7 +206,7 @@ def test_an_engine_that_refuses_every_game_decides_nothing():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--engine", "/nonexistent/engine"], "the engine cannot start"),
+        (["--engine", "/nonexistent/engine"], "the engine did not start (/nonexistent/engine)"),
         (["--games", "0"], "--games must be at least 1"),
         (["--ruleset", "nosuch"], "nosuch"),
     ],

@@ -99,44 +99,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "audit":
         return run_audit(args)
-    from pathlib import Path
-
+    from escoba.outputs import OutputFolder
     from escoba.transcript.suite import write_suite
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {args.out}: not a folder")
-    stale = _generated(out) if out.is_dir() else []
-    if sys.stderr.isatty():
-        print(f"generating cases for {args.ruleset}…", file=sys.stderr)
-    suite = write_suite(args.ruleset, out)
-    written = {f"{c['id']}.json" for c in suite.cases}
-    for path in stale:  # a regeneration replaces the previous suite whole (and nothing else)
-        if path.name not in written:
-            path.unlink()
+    with OutputFolder(args.out, "--out") as out:  # checked before any case is generated
+        stale = _generated(out)
+        if sys.stderr.isatty():
+            print(f"generating cases for {args.ruleset}…", file=sys.stderr)
+        suite = write_suite(args.ruleset, out)
+        written = {f"{c['id']}.json" for c in suite.cases}
+        for name in stale:  # a regeneration replaces the previous suite whole (and nothing else)
+            if name not in written:
+                out.remove(name)
     if args.format == "json":
         import json
 
-        print(json.dumps({"out": str(out), "cases": [c["id"] for c in suite.cases], "missed": suite.missed}, indent=2))
+        print(json.dumps({"out": args.out, "cases": [c["id"] for c in suite.cases], "missed": suite.missed}, indent=2))
         return 0
-    print(f"wrote {len(suite.cases)} cases and ruleset.json to {out}")
+    print(f"wrote {len(suite.cases)} cases and ruleset.json to {args.out}")
     if suite.missed:
         print(f"no generated case exercises: {', '.join(suite.missed)}")
     return 0
 
 
-def _generated(folder) -> list:
+def _generated(folder) -> list[str]:
     """Case files a previous `cases generate` wrote in `folder` (generated, naming ruleset.json)."""
-    import json
+    from escoba.inputs import strict_json
+    from escoba.transcript.case import MAX_FILE_BYTES
 
     found = []
-    for path in sorted(folder.glob("*.json")):
+    for name in folder.names():
+        raw = folder.read(name, MAX_FILE_BYTES) if name.endswith(".json") else None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = strict_json(raw) if raw is not None else None
+        except (ValueError, UnicodeDecodeError):
             continue
         if isinstance(data, dict) and data.get("audit") == "generated" and data.get("ruleset") == "ruleset.json":
-            found.append(path)
+            found.append(name)
     return found
 
 
@@ -210,14 +209,10 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def _audit_out(folder: str, option: str):
-    from pathlib import Path
+    """A folder of case files, checked before the audit (escoba.outputs.check_output)."""
+    from escoba.outputs import OutputFolder
 
-    out = Path(folder)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{option} {folder}: not a folder")
-    if not out.parent.is_dir():
-        raise UsageError(f"{option} {folder}: its folder does not exist")
-    return out
+    return OutputFolder(folder, option)
 
 
 def _write_suggestions(result, folder, say) -> list:

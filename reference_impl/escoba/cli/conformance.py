@@ -7,7 +7,7 @@ import gc
 import shlex
 import sys
 
-from escoba.cli.main import UsageError, add_format_argument, worker_count
+from escoba.cli.main import UsageError, add_format_argument, check_timeout, worker_count
 from escoba.outputs import check_output_file, write_atomic
 
 HELP = "run the golden cases against an engine (default: the reference engine) and report"
@@ -98,8 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from escoba.conformance.selection import SelectionError, select, split_rulesets
     from escoba.errors import TranscriptError
 
-    if not args.timeout > 0 or args.timeout == float("inf"):  # `not >`: also refuses nan
-        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    check_timeout(args.timeout)
     for option, path in (("--write-expectations", args.write_expectations), ("--junit", args.junit)):
         if path:
             check_output_file(path, option)  # before the run, not after

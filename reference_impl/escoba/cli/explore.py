@@ -7,7 +7,7 @@ import shlex
 import sys
 
 from escoba.cli.conformance import _Progress
-from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.main import UsageError, add_format_argument, check_timeout
 
 HELP = "play seeded games on an engine against the reference until they disagree, and shrink each divergence"
 DESCRIPTION = """\
@@ -96,6 +96,7 @@ def check_rulesets(names: list[str]) -> list[str]:
 def start_engine(argv: list[str], shown: str, timeout: float, command: str):
     """A harness whose engine has started (its hello answered); an engine that cannot start is
     a one-line usage error (exit 2), like a command that does not exist."""
+    from escoba.conformance.report import did_not_start
     from escoba.explore.harness import Harness
     from escoba.protocol.client import SubprocessSession
     from escoba.protocol.messages import EngineFailure
@@ -105,23 +106,25 @@ def start_engine(argv: list[str], shown: str, timeout: float, command: str):
         harness.open()
     except EngineFailure as failure:
         harness.close()
-        raise UsageError(f"the engine cannot start ({shown}): {failure.message}") from None
+        raise UsageError(did_not_start(shown, failure)) from None
     return harness
 
 
 def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    check_timeout(args.timeout)
     players = parse_players(args.players)
     rulesets = check_rulesets(args.ruleset or ["base"])
+    out = None
     if args.out:
+        from escoba.outputs import OutputFolder
         from escoba.rules import registry
 
         files = [r for r in rulesets if r not in registry.bundled()]
         if files:
             raise UsageError(f"--out writes case files, which name a bundled ruleset; {files[0]} is a file")
+        out = OutputFolder(args.out, "--out")  # before the games: a folder that cannot be is found now
     argv, shown = engine_command(args.engine)
     from escoba.explore.lockstep import explore, write_cases
 
@@ -142,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
         harness.close()
         if progress:
             progress.clear()
-    written = write_cases(run.findings, args.out) if args.out else []
+    written = write_cases(run.findings, out) if out is not None else []
+    if out is not None:
+        out.close()
     if args.format == "json":
         import json
 
@@ -157,8 +162,10 @@ def run(args: argparse.Namespace) -> int:
 
 def render(run, shown: str, args: argparse.Namespace, written: list) -> str:
     from escoba.conformance.compare import format_event
+    from escoba.conformance.report import NAME_LIMIT
+    from escoba.escape import terminal
 
-    lines = [f"escoba explore: {run.engine} — {shown}", f"rulesets: {', '.join(run.rulesets)}; seed {run.seed}", ""]
+    lines = [f"escoba explore: {terminal(run.engine, NAME_LIMIT)} — {shown}", f"rulesets: {', '.join(run.rulesets)}; seed {run.seed}", ""]
     for n, finding in enumerate(run.findings):
         result = finding.case_result
         d = result.divergence
@@ -188,4 +195,4 @@ def render(run, shown: str, args: argparse.Namespace, written: list) -> str:
         lines.append(f"FAILED: {kinds} kind{'s' if kinds > 1 else ''} of divergence ({counts})")
     else:
         lines.append(f"OK: no divergence ({counts})")
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(terminal, lines)) + "\n"  # what the engine said, escaped (escoba.escape)

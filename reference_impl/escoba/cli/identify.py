@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.main import UsageError, add_format_argument, check_timeout
 
 HELP = "infer which rules an engine plays: the closest bundled ruleset, each rule point it departs on, a house rule"
 DESCRIPTION = """\
@@ -58,10 +59,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    check_timeout(args.timeout)
     players = parse_players(args.players)
     [ruleset] = check_rulesets([args.ruleset])
+    out = None
+    if args.out:
+        from escoba.outputs import OutputFolder
+
+        out = OutputFolder(args.out, "--out")  # before the games: a folder that cannot be is found now
     argv, shown = engine_command(args.engine)
     from escoba.cli.conformance import _Progress
     from escoba.explore.inference import identify
@@ -80,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
         harness.close()
         if progress:
             progress.clear()
-    written = write(found, args.out) if args.out else {}
+    written = write(found, out) if out is not None else {}
+    if out is not None:
+        out.close()
     if args.format == "json":
         import json
 
@@ -92,38 +99,33 @@ def run(args: argparse.Namespace) -> int:
     return 0 if found.exact else 1
 
 
-def write(found, out: str) -> dict:
-    """The house rule and each departure's case, written whole into `out`: what was written."""
-    from pathlib import Path
-
+def write(found, out) -> dict:
+    """The house rule and each departure's case, written whole into the `OutputFolder` `out`: what was written."""
     import yaml
 
     from escoba.explore.inference import cases_of
     from escoba.transcript.build import dump_case
     from escoba.transcript.case import case_from_data
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     rule_id = yaml.safe_load(found.house_rule)["id"]
-    files = [(folder / f"{rule_id}.yaml", found.house_rule, "house_rule")]
+    files = [(f"{rule_id}.yaml", found.house_rule, "house_rule")]
     for case in cases_of(found):
-        path = folder / f"{case['id']}.json"
-        case_from_data(case, path)  # the whole load-time check before the file is written
-        files.append((path, dump_case(case), case["id"]))
-    for path, text, key in files:
-        temporary = path.with_suffix(path.suffix + ".tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-        written[key] = path
+        name = f"{case['id']}.json"
+        case_from_data(case, out.path / name)  # the whole load-time check before the file is written
+        files.append((name, dump_case(case), case["id"]))
+    for name, text, key in files:
+        written[key] = out.write(name, text)
     return written
 
 
 def render(found, shown: str, written: dict) -> str:
     from escoba.conformance.compare import format_event
+    from escoba.conformance.report import NAME_LIMIT
+    from escoba.escape import terminal
 
     lines = [
-        f"escoba identify: {found.engine} — {shown}",
+        f"escoba identify: {terminal(found.engine, NAME_LIMIT)} — {shown}",
         f"sent: {found.sent}; {found.positions} targeted positions and {found.games} games, {found.cases} cases run, {found.refused} refused or failed; {found.seconds:.1f} s",
         "",
         f"closest bundled ruleset: {found.closest}",
@@ -167,4 +169,4 @@ def render(found, shown: str, written: dict) -> str:
         lines += ["", "UNDECIDED: no game ran to its end on the engine"]
     else:
         lines += ["", f"OK: the engine plays {found.closest}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(terminal, lines)) + "\n"  # what the engine said, escaped (escoba.escape)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from escoba import processes
-from escoba.errors import EscobaError, UnknownRuleset
+from escoba.errors import EscobaError, UnknownRuleset, UsageError
 from escoba.outputs import OutputError, StdoutError, tolerate_encoding
 from escoba.version import __version__
 
@@ -29,10 +29,6 @@ COMMANDS = (
     "check", "show", "play", "simulate", "bench", "engine", "conformance", "cases", "explore", "shrink", "identify",
     "diff", "matrix", "schema", "new", "list", "completion", "site",
 )  # fmt: skip
-
-
-class UsageError(EscobaError):
-    """Arguments that make no sense together; exit status 2."""
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -121,6 +117,14 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: Sequence[str] 
     """The shared `--format FORMAT` / `--json` pair."""
     parser.add_argument("--format", choices=choices, default=choices[0], help=f"output format (default {choices[0]})")
     parser.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
+
+
+def check_timeout(seconds: float, option: str = "--timeout") -> float:
+    """A reply timeout as the command line gives it: a positive, finite number of seconds
+    (every command that waits for an engine, and the pytest plugin, check it here)."""
+    if not 0 < seconds < float("inf"):  # nan too: it compares false
+        raise UsageError(f"{option} must be more than 0 seconds, got {seconds:g}")
+    return seconds
 
 
 def worker_count(jobs: int) -> int:

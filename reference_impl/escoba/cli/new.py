@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from pathlib import Path
 
 HELP = "write a commented skeleton of a house rule extending a ruleset (never overwrites)"
@@ -30,10 +31,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extends", required=True, metavar="ID-OR-FILE", help="the ruleset it changes: a bundled id or a file")
 
 
+def schema_path(schema: Path, folder: Path) -> str:
+    """How a file in `folder` names the schema: relative when both are in one project (a
+    checkout's schemas/ and a file in it: moving the project keeps the path), absolute when the
+    schema is an installed copy, inside a Python installation or a virtual environment (a
+    relative path into one breaks when either the file or the environment moves)."""
+    installed = any(schema.is_relative_to(Path(p).resolve()) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+    installed = installed or "site-packages" in schema.parts or "dist-packages" in schema.parts
+    near = os.path.commonpath([schema, folder]) != os.path.dirname(os.path.abspath(os.sep))
+    return os.path.relpath(schema, folder) if near and not installed else str(schema)
+
+
 def run(args: argparse.Namespace) -> int:
     from escoba.cli.main import UsageError
     from escoba.data import schemas_dir
-    from escoba.outputs import write_new
+    from escoba.outputs import check_output, write_new
     from escoba.rules import registry
     from escoba.rules.fileschema import FILE
     from escoba.rules.skeleton import skeleton
@@ -46,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{target} already exists; not overwritten (choose another name or delete it)")
     if not target.parent.is_dir():
         raise UsageError(f"no such folder: {target.parent}")
+    check_output(str(target), "NAME")  # a folder that takes no new file, a link, found before anything
     registry.find(args.extends)  # UnknownRuleset (exit 2) for a name that is nothing
     extends, check = args.extends, f"escoba check {target}"
     if extends not in registry.bundled() or os.path.lexists(extends):
@@ -54,11 +67,7 @@ def run(args: argparse.Namespace) -> int:
             extends = f"./{extends}"
         if extends.startswith("..") or os.path.isabs(extends):  # extends stays in its file's folder unless told
             check = f"escoba check --rules-path {os.path.dirname(args.extends) or '.'} {target}"
-    # Relative when the file and the schema share a folder above the root (a checkout, a home
-    # folder with a virtualenv in it), so that moving both together keeps it; else absolute.
-    schema, folder = schemas_dir() / FILE, target.parent.resolve()
-    near = os.path.commonpath([schema, folder]) != os.path.dirname(os.path.abspath(os.sep))
-    modeline = os.path.relpath(schema, folder) if near else str(schema)
+    modeline = schema_path(schemas_dir() / FILE, target.parent.resolve())
     if not write_new(target, skeleton(ruleset_id, args.extends, extends, modeline, str(target))):
         raise UsageError(f"{target} already exists; not overwritten (choose another name or delete it)")
     print(f"wrote {target} (a house rule extending {args.extends}); check it with: {check}")

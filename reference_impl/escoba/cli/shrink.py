@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from escoba.cli.main import UsageError, add_format_argument
+from escoba.cli.main import UsageError, add_format_argument, check_timeout
 
 HELP = "cut a case an engine fails down to the smallest case that fails the same way"
 DESCRIPTION = """\
@@ -41,18 +41,23 @@ def run(args: argparse.Namespace) -> int:
     from escoba.errors import TranscriptError
     from escoba.explore.harness import case_length, describe, signature
     from escoba.explore.shrinking import shrink
+    from escoba.inputs import Unreadable, read_file, strict_json
+    from escoba.outputs import OutputFolder
     from escoba.transcript.build import dump_case
-    from escoba.transcript.case import load_case
+    from escoba.transcript.case import MAX_FILE_BYTES, load_case
 
     if args.budget < 1:
         raise UsageError(f"--budget must be at least 1, got {args.budget}")
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    check_timeout(args.timeout)
     try:
         case = load_case(args.case)
     except TranscriptError as problem:
         raise UsageError(str(problem).splitlines()[0]) from None
-    data = json.loads(Path(args.case).read_text(encoding="utf-8"))
+    try:  # read again as data, through the same guards (the file may have changed meanwhile)
+        data = strict_json(read_file(args.case, MAX_FILE_BYTES))
+    except (Unreadable, ValueError) as problem:
+        raise UsageError(f"{args.case}: cannot read the case again: {problem}") from None
+    folder = OutputFolder(args.out, "--out")  # before the engine starts: a folder that cannot be is found now
     argv, shown = engine_command(args.engine)
     harness = start_engine(argv, shown, args.timeout, "shrink")
     harness.folder = Path(args.case).parent
@@ -70,12 +75,8 @@ def run(args: argparse.Namespace) -> int:
         harness.close()
     out = dict(shrunk.data)
     out["id"] = f"{case.id}.shrunk"
-    folder = Path(args.out)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{out['id']}.json"
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(dump_case(out), encoding="utf-8")
-    temporary.replace(path)
+    with folder:
+        path = folder.write(f"{out['id']}.json", dump_case(out))
     sig = describe(signature(result))
     if args.format == "json":
         report = {"case": case.id, "outcome": result.outcome, "divergence": sig, "events": shrunk.original,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from escoba.cli.main import UsageError
+from escoba.cli.main import UsageError, check_timeout
 
 HELP = "write a static HTML site: rulesets with their sources, the rules matrix, every golden game, conformance and diffs"
 DESCRIPTION = """\
@@ -54,18 +54,24 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("needs Jinja2: pip install 'escoba[site]'") from None
     from pathlib import Path
 
+    from escoba.cli.explore import engine_command, start_engine
+    from escoba.protocol.client import DEFAULT_TIMEOUT
     from escoba.rules.registry import find
-    from escoba.site.build import Options, SiteError, build
+    from escoba.site.build import Options, SiteError, build, check_out
 
     if args.hands is not None and args.hands < 0:
         raise UsageError(f"--hands must be 0 or more, got {args.hands}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    if args.timeout is not None:
+        check_timeout(args.timeout)
     for name in [*args.ruleset, *(x for pair in args.diff for x in pair)]:
         find(name)  # an unknown id or a missing file is a usage error before any work
-    for command in args.engine:
-        if not command.strip():
-            raise UsageError("--engine: an empty command")
+    try:
+        check_out(Path(args.out))
+    except SiteError as error:
+        raise UsageError(str(error)) from None
+    for command in args.engine:  # each must start before a page is built: one line and exit 2 if not
+        argv, shown = engine_command(command)
+        start_engine(argv, shown, args.timeout or DEFAULT_TIMEOUT, "site").close()
     options = Options(
         out=Path(args.out), rulesets=list(args.ruleset), engines=list(args.engine),
         diffs=[(a, b) for a, b in args.diff], diff_hands=args.hands, engine_timeout=args.timeout,

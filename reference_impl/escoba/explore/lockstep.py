@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from escoba.conformance.runner import CaseResult
 from escoba.errors import EscobaError
@@ -29,6 +29,9 @@ from escoba.explore.games import Setup, case_data, illegal_moves, play_game, ran
 from escoba.explore.harness import Harness, case_length, describe, fill_case, signature
 from escoba.explore.shrinking import Shrunk, shrink
 from escoba.protocol.client import Session
+
+if TYPE_CHECKING:
+    from escoba.outputs import OutputFolder
 
 GAMES = 200
 PROBE_SHARE = 0.5  # games that also probe a decision with an illegal move
@@ -252,25 +255,26 @@ def _name(finding: Finding, findings: Sequence[Finding]) -> None:
         case["notes"] = [*case["notes"], f"The engine: {finding.case_result.message}."]
 
 
-def write_cases(findings: Iterable[Finding], out: str | Path) -> list[Path]:
-    """Write each finding's case into `out` (whole files only); the paths written."""
+def write_cases(findings: Iterable[Finding], out: str | Path | OutputFolder) -> list[Path]:
+    """Write each finding's case into `out` (a folder's path, or an `OutputFolder` checked
+    before the run), each file whole; the paths written."""
     return write_case_data([finding.case for finding in findings], out)
 
 
-def write_case_data(cases: Iterable[dict], out: str | Path) -> list[Path]:
-    """Write each case (filled case data) into the folder `out` as `<id>.json`, each checked
-    as the loader checks a case file first (whole files only); the paths written."""
+def write_case_data(cases: Iterable[dict], out: str | Path | OutputFolder) -> list[Path]:
+    """Write each case (filled case data) into the folder `out` (a path, or an `OutputFolder`
+    checked before the work) as `<id>.json`, each checked as the loader checks a case file
+    first, each file whole; the paths written."""
+    from escoba.outputs import OutputFolder
     from escoba.transcript.build import dump_case
     from escoba.transcript.case import case_from_data
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = out if isinstance(out, OutputFolder) else OutputFolder(str(out), "--out")
     written = []
     for case in cases:
-        path = folder / f"{case['id']}.json"
-        case_from_data(case, path)  # the whole load-time check before a file is written
-        temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(dump_case(case), encoding="utf-8")
-        temporary.replace(path)
-        written.append(path)
+        name = f"{case['id']}.json"
+        case_from_data(case, folder.path / name)  # the whole load-time check before a file is written
+        written.append(folder.write(name, dump_case(case)))
+    if folder is not out:
+        folder.close()
     return written

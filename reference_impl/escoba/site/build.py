@@ -28,6 +28,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from escoba import escape
 from escoba.errors import EscobaError, shorten
 from escoba.site import charts, frames, gather
 from escoba.site import faces as faces_mod
@@ -80,7 +81,7 @@ class Summary:
 def build(options: Options, log: Callable[[str], None] | None = None) -> Summary:
     started = time.perf_counter()
     out = options.out
-    _check_out(out)
+    check_out(out)
     say = log or (lambda _message: None)
     jobs = [gather.conformance_job(e, options.engine_timeout) for e in options.engines]
     jobs += [gather.diff_job(a, b, options.diff_hands) for a, b in options.diffs]
@@ -98,6 +99,11 @@ def build(options: Options, log: Callable[[str], None] | None = None) -> Summary
             site.render_reports(tmp, reports[: len(options.engines)], reports[len(options.engines) :], say)
             (tmp / MARKER).write_text("built by escoba site\n", encoding="utf-8")
             pages, size = _count(tmp)
+            # mkdtemp makes the folder private (0700): the site is the umask's, like any
+            # folder the user makes, so that a web server running as another user can serve it
+            umask = os.umask(0)
+            os.umask(umask)
+            tmp.chmod(0o777 & ~umask)
             _replace(tmp, out)
         except BaseException:
             if pending is not None:
@@ -109,9 +115,21 @@ def build(options: Options, log: Callable[[str], None] | None = None) -> Summary
     return Summary(out, pages, size, time.perf_counter() - started, site.sources_missing())
 
 
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise SiteError(f"--out {out}: not a folder")
+def _page_text(value: Any) -> Any:
+    """What a template prints: text through `escoba.escape.html`, the pages' one escaping (a
+    ruleset's title, a case's notes, an engine's name and messages may hold anything); Markup,
+    built here from escaped parts, as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return Markup(escape.html(value))
+    return value
+
+
+def check_out(out: Path) -> None:
+    """--out before any work: a folder that can be written (escoba.outputs.check_output), and
+    one that is empty, new or an earlier site (the build replaces it whole)."""
+    from escoba.outputs import check_output
+
+    check_output(str(out), "--out", folder=True)
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
         raise SiteError(f"--out {out}: a folder that holds something other than an escoba site; choose an empty or new folder")
     parent = out.parent if str(out.parent) else Path(".")
@@ -155,6 +173,7 @@ class _Site:
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
+            finalize=_page_text,
         )
         self.env.globals.update(version=escoba.__version__, status_words=STATUS_WORDS, statuses=STATUSES, letters=LETTER)
         self.statuses, self.letters = STATUSES, LETTER

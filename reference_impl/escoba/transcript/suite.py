@@ -28,7 +28,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from escoba.engine.arrange import arrange_deck
 from escoba.engine.bots import BOTS
@@ -38,6 +38,9 @@ from escoba.game.moves import Move
 from escoba.rules.points import Recipe
 from escoba.transcript.case import FORMAT
 from escoba.transcript.record import legal_event
+
+if TYPE_CHECKING:
+    from escoba.outputs import OutputFolder
 
 MAX_PLAYERS = 4  # games at more players than this are left to the engine author's own cases
 BUDGET = 80  # games tried per rule point before giving up on it
@@ -341,32 +344,33 @@ RULESET_FILE = "ruleset.json"  # the copy of the ruleset the written cases name
 _BUILT: dict[tuple[str, int], Suite] = {}
 
 
-def write_suite(ruleset: str, out: str | Path, *, budget: int = BUDGET) -> Suite:
-    """Generate the suite of a ruleset (an id or a file) into the folder `out`: the resolved
-    ruleset as `ruleset.json` (the cases name it by that relative path, so the folder is
-    self-contained and does not change when the original file is edited), and one file per
-    case. Nothing is left half-written: the files appear only once every case was built."""
+def write_suite(ruleset: str, out: str | Path | OutputFolder, *, budget: int = BUDGET) -> Suite:
+    """Generate the suite of a ruleset (an id or a file) into the folder `out` (a path, or an
+    `OutputFolder` checked already): the resolved ruleset as `ruleset.json` (the cases name it
+    by that relative path, so the folder is self-contained and does not change when the
+    original file is edited), and one file per case. Each file is written whole (through the
+    folder, so never through a symbolic link planted in it)."""
     import json
 
+    from escoba.outputs import OutputFolder
     from escoba.rules import load_resolved
     from escoba.transcript.build import dump_case
 
-    out = Path(out)
-    doc = load_resolved(ruleset).doc
-    out.mkdir(parents=True, exist_ok=True)
-    copy = out / RULESET_FILE
-    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    copy.write_text(text, encoding="utf-8")
-    key = (text, budget)
-    suite = _BUILT.get(key)
-    if suite is None:  # the same rules give the same cases: built once per process
-        suite = Builder(str(copy), out, RULESET_FILE, str(doc["id"]), budget).build()
-        if len(_BUILT) >= 8:
-            _BUILT.clear()
-        _BUILT[key] = suite
-    texts = {out / f"{case['id']}.json": dump_case(case) for case in suite.cases}
-    for path, text in texts.items():
-        temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
+    folder = out if isinstance(out, OutputFolder) else OutputFolder(str(out), "--out")
+    try:
+        doc = load_resolved(ruleset).doc
+        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+        copy = folder.write(RULESET_FILE, text)
+        key = (text, budget)
+        suite = _BUILT.get(key)
+        if suite is None:  # the same rules give the same cases: built once per process
+            suite = Builder(str(copy), folder.path, RULESET_FILE, str(doc["id"]), budget).build()
+            if len(_BUILT) >= 8:
+                _BUILT.clear()
+            _BUILT[key] = suite
+        for case in suite.cases:
+            folder.write(f"{case['id']}.json", dump_case(case))
+    finally:
+        if folder is not out:
+            folder.close()
     return suite
