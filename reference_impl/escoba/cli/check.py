@@ -89,9 +89,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_stdin() -> str:
     """Standard input as a ruleset's text, with the same limits and refusals as a file."""
+    from escoba.errors import UsageError
     from escoba.rules.limits import MAX_BYTES
     from escoba.rules.yamlload import decode_text
 
+    if sys.stdin is None:  # started with its standard input closed (`<&-`)
+        raise UsageError("standard input is closed; nothing to read for '-'")
     return decode_text(sys.stdin.buffer.read(MAX_BYTES + 1), STDIN)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from escoba.cli.main import add_format_argument
+from escoba.cli.main import UsageError, add_format_argument
 
 HELP = "the rules matrix: every rule point of every bundled ruleset, with its citation status"
 DESCRIPTION = """\
@@ -39,7 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from escoba.diff.matrix import build, render_html, render_markdown
 
-    ids = [i.strip() for i in args.rulesets.split(",") if i.strip()] if args.rulesets else None
+    ids = None
+    if args.rulesets is not None:
+        ids = [i.strip() for i in args.rulesets.split(",") if i.strip()]
+        if not ids:
+            raise UsageError(f"--rulesets: no ruleset named in {args.rulesets!r}; give ids or files, separated by commas")
     matrix = build(ids)
     if args.format == "json":
         print(json.dumps(matrix.to_json(), indent=2, ensure_ascii=False))

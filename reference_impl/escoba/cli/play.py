@@ -90,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
     color = args.color == "always" or (args.color == "auto" and wants_color(sys.stdout))
     out: TextIO = open(os.devnull, "w", encoding="utf-8") if args.format == "json" else sys.stdout  # noqa: SIM115
     game = Game(rules, players, seed, bots, target=args.target, auto=args.auto, ascii=args.ascii, out=out, color=color)
+    if sys.stdin is None and not args.auto:
+        raise UsageError("standard input is closed; a person plays by typing moves (or watch with --auto)")
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:  # what the input encoding cannot read (é typed under ascii) is a move not understood
+        reconfigure(errors="replace")
     try:
         code = game.play(sys.stdin)
     finally:

@@ -414,16 +414,21 @@ class SubprocessSession:
         """Ask politely when the session is healthy (and no signal asked us to stop), then kill
         everything the engine started: its process group, its descendants, and whatever carries
         its token, even in a session of its own."""
-        if getattr(self, "proc", None) is None:  # never started, or closed already
+        proc = getattr(self, "proc", None)
+        if proc is None:  # never started, or closed already
             return
-        if self._dead is None and self._ahead is None and self.proc.poll() is None and not processes.stopping():
-            # (Requests sent ahead would have their replies read first: the kill will do.)
+        polite = self._dead is None and self._ahead is None and self._hello is None and not processes.stopping()
+        if polite and proc.poll() is None:
+            # (Requests sent ahead would have their replies read first, and an engine that has
+            # not answered hello yet has agreed to nothing: the kill will do.)
             saved, self.timeout = self.timeout, min(self.timeout, 0.5)
             try:
                 self.request(Quit())
             except EngineFailure:
                 pass
             self.timeout = saved
+        if self.proc is None:  # closed meanwhile, by the failure of the quit
+            return
         processes.kill_engine_tree(self.pid, self._token)
         try:
             self.proc.wait(timeout=5)

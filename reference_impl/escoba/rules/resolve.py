@@ -159,6 +159,8 @@ _DSL_LINE = re.compile(r"^dsl[ \t]*:", re.MULTILINE)
 
 def _parent_file(doc: Document, extends: str, where: Location) -> tuple[Path, str]:
     if "/" in extends or os.sep in extends or extends.endswith((".yaml", ".yml")):
+        if "\0" in extends:  # no file has such a name (and the operating system refuses to look)
+            raise RulesetError([Problem(where, f"{quoted(extends)} names no file: a file name cannot hold a NUL byte")])
         path = doc.path.parent / extends
         # Only inside the naming file's folder (or a --rules-path): a ruleset from someone else
         # must not be able to read, let alone print, any other file. Checked before reading.
