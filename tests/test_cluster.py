@@ -67,19 +67,19 @@ def test_cli_cluster_json_is_identical_to_jobs_one(capsys):
 
 def test_an_unreachable_scheduler_is_one_line(capsys, monkeypatch):
     """A scheduler nobody listens at: exit 1 and one line naming the address, no traceback."""
-    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
     code = cli.main(["simulate", "sv", "--hands", "10", "--cluster", "tcp://127.0.0.1:9"])
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     assert err.startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and err.count("\n") == 1
 
 
-def test_a_malformed_address_is_one_line(capsys):
-    """An address Dask cannot parse is the same one-line error."""
-    assert cli.main(["diff", "da", "sv", "--hands", "10", "--cluster", "no::such::host"]) == 1
+def test_a_malformed_address_is_a_usage_error(capsys):
+    """An address Dask cannot parse is a usage error: one line, exit 2 (issue 34)."""
+    assert cli.main(["diff", "da", "sv", "--hands", "10", "--cluster", "no::such::host"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.startswith("cannot reach the Dask scheduler at no::such::host: ") and err.count("\n") == 1
+    assert err.startswith("escoba diff: --cluster: 'no::such::host' is not a scheduler address (") and err.count("\n") == 1
 
 
 def test_without_dask_the_extra_is_named(monkeypatch):

@@ -142,6 +142,10 @@ def build(args: argparse.Namespace) -> Any:
         raise UsageError(f"--hands must be 0 or more, got {args.hands}")
     if not until and (getattr(args, "max_hands", None) is not None or getattr(args, "batch", None) is not None):
         raise UsageError("--max-hands and --batch go with --until-resolved")
+    if getattr(args, "cluster", None) is not None:
+        from escoba.cluster import check_address
+
+        check_address(args.cluster)  # a malformed address is a usage error before any work
     if args.hands == 0 and args.transcript is None and not until:
         return Report(structural, None, None, None)
     rules_a, rules_b = compile_rules(resolved_a.doc), compile_rules(resolved_b.doc)

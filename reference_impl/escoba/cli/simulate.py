@@ -67,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
     unit = "matches" if args.matches is not None else "hands"
     if count < 1:
         raise UsageError(f"--{unit} must be at least 1, got {count}")
+    if args.cluster is not None:
+        from escoba.cluster import check_address
+
+        check_address(args.cluster)  # a malformed address is a usage error before any work
     # A match is a handful of hands, so it weighs more in deciding whether to show progress.
     progress = progress_bar(sys.stderr, unit) if count * (6 if unit == "matches" else 1) >= PROGRESS_AFTER else None
     try:
