@@ -12,8 +12,10 @@ import pytest
 
 # pytester's in-process runs forget the modules first imported inside them, but PyYAML's C
 # extension keeps the event classes of its first import: a second run that imported yaml
-# afresh would never see a ScalarEvent. Importing the loader here keeps one copy for all runs.
-import escoba.rules.yamlload  # noqa: F401
+# afresh would never see a ScalarEvent (and spin for ever). Importing the parser here, which
+# imports yaml, keeps one copy for all runs (the loader alone does not import yaml: a file
+# read back from the cache folder needs no parser, so which run parses first varies).
+import escoba.rules.yamlparse  # noqa: F401
 
 pytest_plugins = ["pytester"]
 

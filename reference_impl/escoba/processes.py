@@ -82,8 +82,12 @@ def _on_signal(signum: int, _frame: Any) -> None:
     raise _stop(signum)
 
 
-def _stop(signum: int) -> BaseException:
+def default_stop(signum: int) -> BaseException:
+    """What a stop signal raises: KeyboardInterrupt for Ctrl-C, Terminated for the others."""
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+_stop: Callable[[int], BaseException] = default_stop
 
 
 @contextlib.contextmanager
@@ -110,6 +114,11 @@ def stopped_by() -> int | None:
     return _last
 
 
+def stop_signal() -> int | None:
+    """The stop signal received in the `signals_handled` block now running, if any."""
+    return _received
+
+
 def stopping() -> bool:
     """True once a stop signal arrived: skip anything polite (a `quit` to an engine), just end."""
     return _received is not None
@@ -121,15 +130,17 @@ def exit_code(stop: BaseException) -> int:
 
 
 @contextlib.contextmanager
-def signals_handled() -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP raise (once) while the block runs; the previous handlers
-    come back after it (tests run many commands in one process)."""
-    global _received, _last
+def signals_handled(stop: Callable[[int], BaseException] = default_stop) -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise `stop(signum)` (once) while the block runs; the
+    previous handlers come back after it (tests run many commands in one process). `stop`
+    is for a host with its own ideas of an interrupt (the pytest plugin: pytest ends a session
+    on a KeyboardInterrupt, and would take any other exception for a failing test)."""
+    global _received, _last, _stop
     if not _in_main_thread():
         yield  # only the main thread may set handlers; it is the one signals interrupt
         return
     previous = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
-    _received = None
+    _received, _stop = None, stop
     for s in _STOP_SIGNALS:
         signal.signal(s, _on_signal)
     try:
@@ -137,7 +148,7 @@ def signals_handled() -> Iterator[None]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        _last, _received = _received, None
+        _last, _received, _stop = _received, None, default_stop
 
 
 # --------------------------------------------------------------------------- pools
@@ -382,12 +393,14 @@ __all__ = [
     "EXIT_TERMINATED",
     "Terminated",
     "become_subreaper",
+    "default_stop",
     "descendants",
     "die_with_parent",
     "exit_code",
     "kill_engine_tree",
     "signals_handled",
     "stop_pool",
+    "stop_signal",
     "stopped_by",
     "stopping",
     "stops_deferred",

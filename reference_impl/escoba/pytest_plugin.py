@@ -16,11 +16,15 @@ stops the session with one line. `--escoba-ruleset FILE` generates cases for a r
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from escoba import processes
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,6 +41,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "escoba: an Escoba conformance case (escoba.pytest_plugin)")
+    if config.getoption("escoba_engine") is None:
+        return
+    from escoba.cli.main import check_timeout
+    from escoba.errors import UsageError
+
+    try:
+        check_timeout(config.getoption("escoba_timeout"), "--escoba-timeout")
+    except UsageError as problem:
+        raise pytest.UsageError(str(problem)) from None
+    # The conformance runner's own handling of stop signals for the whole session: Ctrl-C and
+    # SIGTERM (a cancelled CI job) stop at once, without waiting for a reply, and the engine
+    # goes with everything it started (pytest_unconfigure, then the session's close).
+    stack = contextlib.ExitStack()
+    stack.enter_context(processes.signals_handled(_interrupt))
+    config.stash[_SIGNALS] = stack
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during the session: to pytest an interrupt (it ends the session, runs
+    its cleanup and reports it), and exit status 143 afterwards, as `escoba conformance` exits."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+
+
+def _interrupt(signum: int) -> BaseException:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A session ended by SIGTERM or SIGHUP exits 143 (pytest's own status for an interrupt is 2)."""
+    if session.config.stash.get(_SIGNALS, None) is not None and processes.stop_signal() in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        session.exitstatus = processes.EXIT_TERMINATED
 
 
 class _Run:
@@ -127,7 +166,7 @@ class _Run:
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     command = config.getoption("escoba_engine")
-    if not command:
+    if command is None:  # without the option the plugin does nothing (an empty command is an error)
         return
     run = _Run(config, command)
     config.stash[_RUN] = run
@@ -135,12 +174,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    run = config.stash.get(_RUN, None)
-    if run is not None:
-        run.close()
+    try:
+        run = config.stash.get(_RUN, None)
+        if run is not None:
+            run.close()
+    finally:
+        stack = config.stash.get(_SIGNALS, None)
+        if stack is not None:
+            stack.close()
 
 
 _RUN = pytest.StashKey[_Run]()
+_SIGNALS = pytest.StashKey[contextlib.ExitStack]()
 
 
 class EscobaCaseFailed(Exception):
@@ -159,7 +204,11 @@ class EscobaCase(pytest.Item):
         from escoba.conformance.report import case_details
 
         run = self.config.stash[_RUN]
-        result = run.runner.run_one(self.entry)
+        try:
+            result = run.runner.run_one(self.entry)
+        except (KeyboardInterrupt, processes.Terminated):
+            run.close()  # the engine goes now, not after pytest's own report of the interrupt
+            raise
         self.user_properties.append(("outcome", result.outcome))
         if result.divergence is not None and result.divergence.point:
             self.user_properties.append(("rule_point", result.divergence.point))
