@@ -90,6 +90,8 @@ HEADER_KEYS
 pytest_addoption
 pytest_configure
 pytest_collection_modifyitems
+pytest_sessionfinish
+exitstatus
 pytest_unconfigure
 runtest
 reportinfo
@@ -105,3 +107,9 @@ _.on_play
 _.on_next_hand
 _.on_state
 _.on_score
+
+# The standard library calls these by name: the context manager protocol's arguments
+# (outputs.OutputFolder.__exit__), html.parser's handlers (tests/hostile/test_escape.py).
+exc
+handle_starttag
+handle_data

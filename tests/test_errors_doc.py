@@ -38,6 +38,7 @@ from escoba.rules.expr import ExprError, compile_expression, env_from_deck
 from escoba.simulate import simulate
 from escoba.transcript.case import load_case, load_cases
 from escoba.transcript.record import reason_class
+from hostile.peers import listening
 from rulebook import base_with, base_without_target, deal, move
 
 ROOT = Path(__file__).parents[1]
@@ -428,6 +429,104 @@ def full_disk(ctx: Context) -> list[str]:
     return [line.removeprefix("escoba conformance: ") for line in err.splitlines()]
 
 
+def cli_failures(*argv: str) -> Producer:
+    """The stderr lines of a command that exits 1 (a real negative result)."""
+
+    def produce(ctx: Context) -> list[str]:
+        ctx.monkeypatch.chdir(ctx.tmp)
+        code, _, err = run_cli(*argv)
+        assert code == 1, err
+        return err.splitlines()
+
+    return produce
+
+
+def linked_report(ctx: Context) -> list[str]:
+    ctx.file("elsewhere.xml", "")
+    (ctx.tmp / "report.xml").symlink_to(ctx.tmp / "elsewhere.xml")
+    return cli_errors("conformance", "--case", "base.2p.1", "--junit", "report.xml")(ctx)
+
+
+def planted_link(ctx: Context) -> list[str]:
+    from escoba import outputs
+
+    shared = ctx.tmp / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    (ctx.tmp / "target").mkdir()
+    (shared / "doble").symlink_to(ctx.tmp / "target")
+    # The link is ours; as another user, we would not have made it (the tests may run as root).
+    ctx.monkeypatch.setattr(outputs.os, "geteuid", lambda: os.getuid() + 4242)
+    return cli_errors("cases", "generate", "base", "--out", "shared/doble")(ctx)
+
+
+def pytest_errors(*argv: str) -> Producer:
+    """The `ERROR: ` lines of a pytest run with the plugin (a usage error, exit 4), prefix removed."""
+
+    def produce(ctx: Context) -> list[str]:
+        import subprocess
+
+        done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *argv],
+                              capture_output=True, text=True, timeout=120, cwd=ctx.tmp)  # fmt: skip
+        assert done.returncode == 4, done
+        return [line.removeprefix("ERROR: ") for line in done.stderr.splitlines() if line.startswith("ERROR: ")]
+
+    return produce
+
+
+def cluster_failure(says: bytes | None = None, workers: int | None = None) -> Producer:
+    """`escoba simulate --cluster` at a listener saying `says`, or at a scheduler with `workers`
+    workers; the connection deadline 1 s."""
+
+    def produce(ctx: Context) -> list[str]:
+        from escoba import cluster
+
+        ctx.monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+        with contextlib.ExitStack() as stack:
+            if says is not None:
+                address = stack.enter_context(listening(says))
+            else:
+                import logging
+
+                from distributed import LocalCluster
+
+                local = stack.enter_context(LocalCluster(n_workers=workers or 0, processes=True, host="127.0.0.1",
+                                                         dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL))  # fmt: skip
+                address = local.scheduler_address
+            return cli_failures("simulate", "sv", "--hands", "10", "--cluster", address)(ctx)
+
+    return produce
+
+
+def cluster_no_chunk(ctx: Context) -> list[str]:
+    import time
+
+    from escoba import cluster
+
+    ctx.monkeypatch.setattr(cluster, "REPLY_TIMEOUT", 1.0)
+    with pytest.raises(cluster.ClusterError) as raised:
+        cluster.run("local", 1, time.sleep, 60, [()], lambda k, result: None)
+    return [str(raised.value)]
+
+
+def cluster_without_dask(ctx: Context) -> list[str]:
+    import builtins
+
+    from escoba import cluster
+
+    real = builtins.__import__
+
+    def no_dask(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    ctx.monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(cluster.ClusterError) as raised:
+        cluster.connect("local", 1)
+    return [str(raised.value)]
+
+
 def served_long(ctx: Context) -> list[str]:
     from escoba.protocol.server import MAX_REQUEST, serve
 
@@ -509,7 +608,12 @@ EXAMPLES: dict[str, Producer] = {
     "--write-expectations: /dev/full is not a regular file (a device or a pipe); write to a file": cli_errors(
         "conformance", "--write-expectations", "/dev/full"
     ),
+    "--junit: report.xml is a symbolic link; a result is not written through one (name the file it points to)": linked_report,
     "--write-expectations: cannot write known.yaml: No space left on device": full_disk,
+    "--out: notes.txt is not a folder": lambda ctx: (ctx.file("notes.txt", "") and cli_errors("cases", "generate", "base", "--out", "notes.txt")(ctx)),
+    "--out: cannot make /dev/null/found: /dev/null is not a folder": cli_errors("explore", "--out", "/dev/null/found"),
+    "--out: cannot write /proc/found: …": cli_errors("explore", "--out", "/proc/found"),
+    "--out: shared/doble is a symbolic link another user made in a folder others can write; not followed": planted_link,
     "--plot: cannot draw a '.nope' file; name it .png, .svg or .pdf (or …)": cli_errors("diff", "da", "sv", "--plot", "chart.nope"),
     "cannot write to standard output: No space left on device": process_errors('exec "$@" > /dev/full', "show", "base"),
     "standard output is closed; nothing could be written": process_errors('exec "$@" >&-', "show", "base"),
@@ -564,6 +668,7 @@ EXAMPLES: dict[str, Producer] = {
     "'../../etc/passwd' is outside the folder of this file; name a file in . (or below it), a bundled id, or add its folder with --rules-path": ruleset_here(
         "dsl: 1\nextends: ../../etc/passwd\n"
     ),
+    "'./a\\x00b.yaml' names no file: a file name cannot hold a NUL byte": ruleset('dsl: 1\nextends: "./a\\0b.yaml"\n'),
     "'./notes.txt' is not a ruleset (it does not load as YAML with 'dsl:' at its top)": ruleset_here(
         "dsl: 1\nextends: ./notes.txt\n", notes_txt="root:x:0:0:root:/root:/bin/bash\n"
     ),
@@ -838,6 +943,31 @@ EXAMPLES: dict[str, Producer] = {
     "--players must be 2 or more, got 1": cli_errors("bench", "--players", "1"),
     "none of these rulesets is played by 5 players": cli_errors("bench", "de", "--players", "5"),
     "--hands must be 0 or more, got -1": cli_errors("diff", "da", "sv", "--hands", "-1"),
+    "standard input is closed; nothing to read for '-'": process_errors('exec "$@" <&-', "check", "-"),
+    "standard input is closed; a person plays by typing moves (or watch with --auto)": process_errors('exec "$@" <&-', "play", "base"),
+    "--rulesets: no ruleset named in ''; give ids or files, separated by commas": cli_errors("matrix", "--rulesets", ""),
+    # ---- explore, identify, shrink, site
+    "the engine did not start (…): hello: the engine exited with status 2 before answering": cli_errors(
+        "explore", "--engine", f"{sys.executable} {FAKE} exit-at-once"
+    ),
+    "--out site: a folder that holds something other than an escoba site; choose an empty or new folder": lambda ctx: (
+        ctx.file("site/keep.txt", "mine") and cli_errors("site", "--out", "site")(ctx)
+    ),
+    # ---- the pytest plugin (pytest's usage errors)
+    "--escoba-timeout must be more than 0 seconds, got nan": pytest_errors("--escoba-engine", "escoba engine", "--escoba-timeout", "nan"),
+    "--escoba-engine: an empty command": pytest_errors("--escoba-engine", ""),
+    "--escoba-engine: No closing quotation": pytest_errors("--escoba-engine", "a 'b"),
+    "the engine did not start (no-such-engine): cannot start no-such-engine: …": pytest_errors("--escoba-engine", "no-such-engine"),
+    # ---- the cluster
+    "--cluster: 'no::such::host' is not a scheduler address (invalid address 'no::such::host'; maybe: ipv6 needs brackets like [::1]); write tcp://HOST:PORT, or local": cli_errors(
+        "simulate", "sv", "--hands", "10", "--cluster", "no::such::host"
+    ),
+    "cannot reach the Dask scheduler at tcp://127.0.0.1:9: …": cli_failures("simulate", "sv", "--hands", "10", "--cluster", "tcp://127.0.0.1:9"),
+    "cannot reach the Dask scheduler at …: no handshake within … s": cluster_failure(b""),
+    "cannot reach the Dask scheduler at …: it does not speak Dask (a first message of 18446744073709551615 bytes)": cluster_failure(b"\xff" * 64),
+    "the Dask scheduler at … cannot run chunks: it has no worker after … s": cluster_failure(workers=0),
+    "the Dask cluster at … finished no chunk within … s (no worker left?)": cluster_no_chunk,
+    "--cluster needs Dask: pip install 'escoba[cluster]'": cluster_without_dask,
 }
 
 
