@@ -11,9 +11,10 @@ calls it on such text:
   bidirectional overrides, noncharacters, lone surrogates) written as its Python escape
   (`\\x1b`, `\\n`, `\\u202e`), so that it shows exactly what was said and runs nothing.
 - `xml`: the text of an XML element or attribute (the JUnit report). The same escapes for
-  every character that is not printable except tab and line feed, which XML holds; among them
-  all that XML 1.0 cannot hold at all (a parser refuses the whole document for one of them).
-  The serializer (ElementTree) escapes the markup characters.
+  every character that is not printable except tab and line feed, which XML holds, in text of
+  several lines (a name or a one-line message escapes them too); among them all that XML 1.0
+  cannot hold at all (a parser refuses the whole document for one of them). The serializer
+  (ElementTree) escapes the markup characters.
 - `yaml_comment`: text inside a `#` comment of a YAML file (`escoba new`). One line, and no
   character YAML refuses: a line break would end the comment and make the rest live YAML.
 - `html`: text in an HTML page (the site, `matrix --format html`): the markup characters
@@ -51,9 +52,10 @@ def terminal(text: str, limit: int | None = None) -> str:
     return shorten(_escaped(text), limit)
 
 
-def xml(text: str, limit: int | None = None) -> str:
-    """`text` as XML 1.0 can hold it (for ElementTree to serialize), tab and line feed kept."""
-    return shorten(_escaped(text, "\t\n"), limit)
+def xml(text: str, limit: int | None = None, *, lines: bool = True) -> str:
+    """`text` as XML 1.0 can hold it (for ElementTree to serialize): tab and line feed kept in
+    text of several `lines` (an element's text), escaped too in a one-line name or message."""
+    return shorten(_escaped(text, "\t\n" if lines else ""), limit)
 
 
 def yaml_comment(text: str, limit: int | None = None) -> str:

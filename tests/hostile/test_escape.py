@@ -45,6 +45,9 @@ def test_xml_text_is_well_formed_xml(name: str) -> None:
     parsed = ET.fromstring(document)
     assert parsed.text == escape.xml(HOSTILE[name]) and parsed.get("name") == escape.xml(HOSTILE[name])
     assert not _raw(parsed.text or "", "\t\n")
+    one_line = escape.xml(HOSTILE[name], lines=False)
+    assert ET.fromstring(ET.tostring(ET.Element("testcase", name=one_line))).get("name") == one_line
+    assert one_line.isprintable()
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -35,7 +35,7 @@ def _suite(report: RunReport, name: str) -> ET.Element:
     counts = report.counts()
     suite = ET.Element(
         "testsuite",
-        name=xml(f"{name}: {_engine(report)}"),
+        name=xml(f"{name}: {_engine(report)}", lines=False),
         tests=str(len(report.results)),
         failures=str(counts["fail"]),
         errors=str(sum(counts[o] for o in _ERRORS)),
@@ -48,10 +48,12 @@ def _suite(report: RunReport, name: str) -> ET.Element:
 
 
 def _case(r: CaseResult) -> ET.Element:
-    case = ET.Element("testcase", classname=xml(f"escoba.{r.ruleset or 'unknown'}"), name=xml(r.id), time=f"{r.seconds:.3f}")
+    case = ET.Element(
+        "testcase", classname=xml(f"escoba.{r.ruleset or 'unknown'}", lines=False), name=xml(r.id, lines=False), time=f"{r.seconds:.3f}"
+    )
     detail = xml("\n".join(case_details(r, all_divergences=True)))
     if r.outcome == "fail":
-        failure = ET.SubElement(case, "failure", message=_line(r.message), type=xml(r.cls or "fail"))
+        failure = ET.SubElement(case, "failure", message=_line(r.message), type=xml(r.cls or "fail", lines=False))
         failure.text = detail
     elif r.outcome in _ERRORS:
         error = ET.SubElement(case, "error", message=_line(r.message), type=r.outcome)
@@ -65,7 +67,7 @@ def _case(r: CaseResult) -> ET.Element:
 
 
 def _line(text: str) -> str:
-    return xml(text.splitlines()[0], 500) if text else ""
+    return xml(text.splitlines()[0], 500, lines=False) if text else ""
 
 
 def _engine(report: RunReport) -> str:
