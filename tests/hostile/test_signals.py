@@ -16,13 +16,13 @@ import pytest
 
 from escoba import processes
 
-from .conftest import ONE_CASE, engine, run_argv, run_escoba
+from .conftest import DEEP, ONE_CASE, engine, run_argv, run_escoba
 
 PYTEST_STOP = 30.0  # pytest's own ending takes seconds on a loaded machine; the reply timeout is 120
 STOP_LIMIT = 2.0  # docs/errors.md: Ctrl-C, SIGTERM and SIGHUP end every command within two seconds
 
 
-@pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGHUP", 143), ("SIGINT", 2)])
+@pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGINT", 2), *([("SIGHUP", 143)] if DEEP else [])])
 def test_a_stopped_pytest_session_kills_the_engine_tree_at_once(work: Path, signame: str, code: int) -> None:
     """An engine hanging mid-case with a child in a session of its own: SIGTERM (or SIGHUP)
     ends pytest with 143, Ctrl-C with pytest's 2 for an interrupt, long before the reply's
