@@ -47,6 +47,7 @@ COMMANDS = {
 
 _names, _commands = list(FILES), list(COMMANDS)
 DEFAULT = {("check", f) for f in _names} | {(_commands[1 + k % (len(_commands) - 1)], f) for k, f in enumerate(_names)}
+DEFAULT |= {("show", "hostile-title"), ("new", "hostile-title")}  # YAML out of a title: the deep profile found show's
 PAIRS = [(c, f) for c in _commands for f in _names if DEEP or (c, f) in DEFAULT]
 
 

@@ -46,6 +46,17 @@ def to_yaml(doc: dict) -> str:
             # Indent list items under their key, as the rulesets in spec/ are written.
             super().increase_indent(flow, False)
 
+        def write_double_quoted(self, text: str, split: bool = True) -> None:
+            # PyYAML writes any character it counts printable as it is, a bidirectional
+            # override (U+202E) or a zero-width space too: in text holding one, every
+            # character beyond ASCII is written as its escape, so nothing invisible reaches
+            # the terminal (the document loads back the same).
+            shown, self.allow_unicode = self.allow_unicode, self.allow_unicode and all(c.isprintable() or c in "\n\t" for c in text)
+            try:
+                super().write_double_quoted(text, split)
+            finally:
+                self.allow_unicode = shown
+
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
         # Quote what another YAML reader would take for a boolean or a number (`n`, `1e3`).
         # Escape what is invisible or a line break to YAML (NEL, U+2028): a plain one would change.
