@@ -38,8 +38,10 @@ import shutil
 import signal
 import socket
 import struct
+import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -88,10 +90,15 @@ def run(
             if processes.stopping():
                 # A stop signal (even while the local cluster starts): its workers go now
                 # (SIGKILL), not after Dask's goodbyes; the process is ending, and the
-                # scheduler's threads with it.
-                for pid in processes.descendants(os.getpid()) - before:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
+                # scheduler's threads with it. Not multiprocessing's resource tracker: killed,
+                # it would be started again (printing) at the next semaphore Dask makes; it ends
+                # when this process does.
+                warnings.simplefilter("ignore")
+                for _ in range(3):  # (a nanny may start a worker again meanwhile)
+                    for pid in processes.descendants(os.getpid()) - before - _resource_tracker():
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                    time.sleep(0.02)
             else:
                 if client is not None:
                     with contextlib.suppress(Exception):
@@ -103,28 +110,57 @@ def run(
                 shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _resource_tracker() -> set[int]:
+    """The pid of this process's multiprocessing resource tracker, if it has one."""
+    from multiprocessing import resource_tracker
+
+    pid = getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)
+    return {pid} if isinstance(pid, int) else set()
+
+
 def _run_on(client: Any, address: str, task: Task, shared: Any, calls: Sequence[tuple], on_result: Callable[[int, Any], None]) -> None:
     import queue
+    from concurrent.futures import CancelledError
 
     from distributed import TimeoutError as DaskTimeout
     from distributed.scheduler import KilledWorker
 
+    from escoba import processes
+
     finished: queue.Queue[tuple[int, Any]] = queue.Queue()
     try:
         data = client.scatter(shared, broadcast=True, hash=False, timeout=CONNECT_TIMEOUT)
-        futures = [client.submit(task, data, *call, pure=False) for call in calls]
-        for k, future in enumerate(futures):  # each done future is put on the queue (from Dask's thread)
-            future.add_done_callback(lambda done, k=k: finished.put((k, done)))
+        futures = []
+        for k, call in enumerate(calls):  # (thousands, for a long run: seconds, a stop checked each)
+            processes.raise_if_stopped()
+            futures.append(client.submit(task, data, *call, pure=False))
+            futures[-1].add_done_callback(lambda done, k=k: finished.put((k, done)))  # from Dask's thread
         for _ in futures:
-            try:
-                k, future = finished.get(timeout=REPLY_TIMEOUT)
-            except queue.Empty:
-                raise TimeoutError from None
+            k, future = _next_finished(finished)
             on_result(k, future.result(timeout=REPLY_TIMEOUT))
     except (TimeoutError, DaskTimeout):
+        processes.raise_if_stopped()
         raise ClusterError(f"the Dask cluster at {address} finished no chunk within {REPLY_TIMEOUT:g} s (no worker left?)") from None
-    except (OSError, EOFError, KilledWorker) as error:
+    except (OSError, EOFError, KilledWorker, CancelledError) as error:
+        processes.raise_if_stopped()  # a chunk cancelled because the run is being stopped
         raise ClusterError(f"the Dask cluster at {address} failed: {_reason(error)}") from None
+
+
+def _next_finished(finished: Any) -> tuple[int, Any]:
+    """The next chunk done, waited for in short slices: a stop signal whose exception Dask
+    swallowed (it can land in Dask's garbage collector callback) is raised between them."""
+    import queue
+
+    from escoba import processes
+
+    deadline = time.monotonic() + REPLY_TIMEOUT
+    while True:
+        processes.raise_if_stopped()
+        try:
+            return finished.get(timeout=min(0.2, max(deadline - time.monotonic(), 0.001)))
+        except queue.Empty:
+            if time.monotonic() >= deadline:
+                raise TimeoutError from None
 
 
 def check_address(address: str) -> None:
@@ -157,10 +193,7 @@ def connect(address: str, workers: int, scratch: str | None = None) -> tuple[Any
     from distributed import LocalCluster
 
     if address == LOCAL:
-        # Started with Ctrl-C blocked, which its threads and the worker processes they start
-        # inherit: a Ctrl-C goes to the whole foreground group, and each worker would print a
-        # traceback of its own. The workers go when this process stops them.
-        with _sigint_blocked(), dask.config.set({"temporary-directory": scratch} if scratch else {}):
+        with _workers_say_nothing(), dask.config.set({"temporary-directory": scratch} if scratch else {}):
             cluster = LocalCluster(
                 n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
                 dashboard_address="127.0.0.1:0", silence_logs=_QUIET,
@@ -253,28 +286,41 @@ def _distributed() -> None:
 
 
 @contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """SIGINT blocked in this thread for the block (threads and processes started meanwhile
-    keep it blocked); one that arrives meanwhile is delivered when the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):
+def _workers_say_nothing() -> Iterator[None]:
+    """The worker processes started in the block write their standard error to /dev/null: a
+    Ctrl-C goes to the whole foreground group, and each worker would print a traceback of its
+    own before this process stops them (a task's errors come back through Dask, not there).
+    Their signals cannot be set instead: multiprocessing starts its children with none blocked,
+    and an ignored SIGINT here would lose a Ctrl-C taken by a thread that does not block it."""
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error at all: nothing of theirs to hide
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
+        os.dup2(devnull, 2)
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 @contextlib.contextmanager
 def _dask_quiet() -> Iterator[None]:
-    """Dask's loggers say nothing while we run: a stopped or failed run would print their
-    tracebacks (a comm closed under the scheduler) before our one line. After a stop signal
-    they stay quiet: the process is ending, and Dask's threads may still be winding down."""
+    """Dask's loggers, and asyncio's under them, say nothing while we run: a stopped or failed
+    run would print their tracebacks (a comm closed under the scheduler, a worker's start cut
+    short) before our one line. After a stop signal they stay quiet: the process is ending,
+    and Dask's threads may still be winding down."""
     from escoba import processes
 
-    logger = logging.getLogger("distributed")
-    saved: list[tuple[logging.Logger | logging.Handler, int]] = [(logger, logger.level), *((h, h.level) for h in logger.handlers)]
+    saved: list[tuple[logging.Logger | logging.Handler, int]] = []
+    for name in ("distributed", "asyncio"):
+        logger = logging.getLogger(name)
+        saved += [(logger, logger.level), *((h, h.level) for h in logger.handlers)]
     for item, _ in saved:
         item.setLevel(_QUIET)
     try:

@@ -119,6 +119,15 @@ def stop_signal() -> int | None:
     return _received
 
 
+def raise_if_stopped() -> None:
+    """Raise the stop now if a signal arrived whose exception was swallowed where it landed:
+    in a garbage collector's callback or a `__del__` Python reports an exception as ignored
+    and goes on (Dask's client has such callbacks), and later signals are dropped while the
+    first one's cleanup is expected to run. Code that waits in a loop calls this between waits."""
+    if _received is not None:
+        raise _stop(_received)
+
+
 def stopping() -> bool:
     """True once a stop signal arrived: skip anything polite (a `quit` to an engine), just end."""
     return _received is not None
@@ -143,12 +152,27 @@ def signals_handled(stop: Callable[[int], BaseException] = default_stop) -> Iter
     _received, _stop = None, stop
     for s in _STOP_SIGNALS:
         signal.signal(s, _on_signal)
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_about_stops(hook)
     try:
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        sys.unraisablehook = hook
         _last, _received, _stop = _received, None, default_stop
+
+
+def _quiet_about_stops(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An unraisable-exception hook that, once a stop signal arrived, says nothing: the stop
+    swallowed where it landed (a garbage collector's callback; `raise_if_stopped` raises it
+    again where it counts), and what it broke there, are not the user's to read. Before a
+    stop, `hook` as usual."""
+
+    def quiet(unraisable: Any) -> object:
+        return None if _received is not None else hook(unraisable)
+
+    return quiet
 
 
 # --------------------------------------------------------------------------- pools
@@ -398,6 +422,7 @@ __all__ = [
     "die_with_parent",
     "exit_code",
     "kill_engine_tree",
+    "raise_if_stopped",
     "signals_handled",
     "stop_pool",
     "stop_signal",
