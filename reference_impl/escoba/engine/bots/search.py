@@ -33,7 +33,8 @@ import random
 import time
 from collections.abc import Callable
 
-from escoba.engine.bots import Judge, thinking
+from escoba.engine.bots.basic import generator, thinking
+from escoba.engine.bots.greedy import Judge
 from escoba.engine.hand import Hand, Move
 from escoba.engine.worth import Worth, worth_of
 
@@ -59,7 +60,7 @@ def search_bot(
     """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move."""
     if playouts is None and seconds is None:
         raise ValueError("a search needs a budget: playouts or seconds")
-    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    rng = generator(seed)
     return thinking(lambda hand, seat: search(hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout))
 
 

@@ -1,52 +1,23 @@
-"""Bots: random, greedy and search. A seeded bot is deterministic.
+"""The greedy bot: one move ahead, by the ruleset's own scoring, from the seat's view only.
 
-A bot is a function `bot(hand) -> Move` for the seat whose turn it is. The greedy and search
-bots look only at `hand.view(seat)`, what that seat may know (docs/bots.md), and they know the
-game only through the compiled ruleset: capture values and target, the deal, and the scoring
-categories (through `escoba.engine.worth`). No rank, suit or card is named here, so a house rule
-with a category of its own is played as well as a regional ruleset.
-
-Bots are named by a spec: `random`, `greedy`, `search:PLAYOUTS` (`search:200`) or
-`search:SECONDSs` (`search:0.5s`, a time budget: not reproducible). `bot_maker(spec)` gives the
-constructor `seed -> bot` that `escoba simulate` and `escoba diff` call once per hand and seat;
-the seed is an int, None for a fresh one, or a `random.Random` to draw from (`escoba.simulate`
-hands every seat of a hand the hand's own generator: docs/simulate.md, seeds).
+`Judge` scores a move for the seat to play: what it captures, less what the next player can be
+expected to capture from the table it leaves. It knows the game only through the compiled
+ruleset (capture values and target, the deal, the scoring categories through
+`escoba.engine.worth`): no rank, suit or card is named here, so a house rule with a category of
+its own is played as well as a regional ruleset. The search and expert bots build on it.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
 from functools import cached_property
 from math import comb
 
+from escoba.engine.bots.basic import Bot, Seed, generator, thinking
 from escoba.engine.hand import Hand, Move
 from escoba.engine.view import View
 from escoba.engine.worth import Worth, worth_of
-from escoba.errors import EscobaError
-
-Bot = Callable[[Hand], Move]
-Seed = int | random.Random | None
-BotMaker = Callable[[Seed], Bot]
-
-
-def generator(seed: Seed) -> random.Random:
-    """The generator a bot draws from: the one given, or a new one seeded with `seed`."""
-    return seed if isinstance(seed, random.Random) else random.Random(seed)
 
 PLACE_COST = 0.25  # share of a placed card's worth counted as lost: a card on the table can be taken later
-
-
-def random_bot(seed: Seed = None) -> Bot:
-    """Plays `moves[rng.randrange(len(moves))]` of the sorted legal moves (the fused simulation
-    path, `escoba.engine.fused`, plays exactly this)."""
-    rng = generator(seed)
-
-    def play(hand: Hand) -> Move:
-        moves = hand.legal_moves()
-        return moves[rng.randrange(len(moves))]
-
-    return play
 
 
 def greedy_bot(seed: Seed = None) -> Bot:
@@ -62,20 +33,6 @@ def greedy_bot(seed: Seed = None) -> Bot:
         return max(hand.legal_moves(), key=lambda m: (judge.move(m), rng.random()))
 
     return thinking(choose)
-
-
-def thinking(choose: Callable[[Hand, int], Move]) -> Bot:
-    """A bot that calls `choose(hand, seat)` only when there is a choice to make."""
-
-    def play(hand: Hand) -> Move:
-        moves = hand.legal_moves()
-        if len(moves) == 1:
-            return moves[0]
-        seat = hand.to_play
-        assert seat is not None
-        return choose(hand, seat)
-
-    return play
 
 
 class Judge:
@@ -178,49 +135,3 @@ def _next_player(view: View) -> tuple[int | None, int, tuple[int, ...] | None]:
     leader = (view.dealer + rules.leader_offset) % n
     dealt = min(rules.hand_size, view.stock_size // n) or 1
     return leader, dealt, None
-
-
-# --------------------------------------------------------------------------- specs
-def search_bot_spec(spec: str, where: str = "") -> tuple[int | None, float | None]:
-    """(playouts, seconds) of a `search:…` spec; EscobaError for a malformed one."""
-    budget = spec.split(":", 1)[1] if ":" in spec else ""
-    try:
-        if budget.endswith("ms"):
-            seconds = float(budget[:-2]) / 1000
-        elif budget.endswith("s"):
-            seconds = float(budget[:-1])
-        else:
-            playouts = int(budget)
-            if not 1 <= playouts <= 1_000_000:
-                raise ValueError
-            return playouts, None
-        if not 0 < seconds <= 600:
-            raise ValueError
-        return None, seconds
-    except ValueError:
-        raise EscobaError(
-            f"bad search budget {budget!r} in {spec!r}{where}: a number of playouts from 1 to 1,000,000 (search:200) "
-            "or a time such as search:0.5s or search:300ms"
-        ) from None
-
-
-def bot_maker(spec: str, where: str = "") -> BotMaker:
-    """The constructor `seed -> bot` of a bot spec; EscobaError naming the known bots otherwise
-    (`where` says where the spec was written, e.g. " in --bots")."""
-    name = spec.split(":", 1)[0]
-    if name == "search":
-        playouts, seconds = search_bot_spec(spec, where)
-        from escoba.engine.search import search_bot
-
-        def make(seed: Seed) -> Bot:
-            return search_bot(seed, playouts=playouts, seconds=seconds)
-
-        return make
-    if name in BOTS and ":" not in spec:
-        return BOTS[name]
-    shown = repr(spec) if spec else "an empty name"
-    raise EscobaError(f"unknown bot {shown}{where}; known bots: {', '.join(BOT_SPECS)}")
-
-
-BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot}
-BOT_SPECS = ("random", "greedy", "search:PLAYOUTS")
