@@ -1,43 +1,74 @@
-"""Wall and CPU time of `escoba diff` (the goal: `escoba diff da sv --hands 10000 --jobs 2`
-under 10 s on a 2-core machine). A benchmark, never a test: other work on the machine moves it.
+"""Wall and CPU time of `escoba diff`, interleaved with the plain Python yardstick. A benchmark,
+never a test: other work on the machine moves it.
 
-    python benchmarks/diff.py [--hands N] [--jobs J] [--repeat R] [A B]
+    python benchmarks/diff.py [--hands N] [--jobs J] [--bots SPEC] [--rounds R] [A B]
+    python benchmarks/diff.py --bots expert --rounds 3      # the skilled-play goal (docs/bots.md)
 
-Each run is a fresh `escoba diff` process, so start-up and imports count as they do for a user;
-the best wall time of the runs is the figure to quote, with the CPU time beside it.
+Goals on a 2-core machine: `escoba diff da sv --hands 10000 --jobs 2` under 10 s with random
+bots, and under 2 minutes with the strongest bot `diff` uses (both sides played by it).
+
+Each round runs a fresh `escoba diff` process (start-up and imports count as they do for a
+user), then the plain yardstick loop `escoba bench` uses (`../shared/bench/limit_sim.py`, or
+`--yardstick PATH`; `escoba.cli.bench.find_yardstick`) for `--yardstick-hands` hands: how fast
+the machine is at that moment, in hands per CPU-second. The figures are the medians of the rounds, with each round's wall
+and CPU time (user + system of the child) and the load average before and after it: on a
+shared machine wall time moves with the load, CPU time much less.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import time
 
+from escoba.cli.bench import find_yardstick
 
-def main() -> None:
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("a", nargs="?", default="da")
     parser.add_argument("b", nargs="?", default="sv")
     parser.add_argument("--hands", type=int, default=10000)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--bots", help="the --bots of escoba diff (default: diff's own default)")
+    parser.add_argument("--rounds", "--repeat", type=int, default=3, dest="rounds")
+    parser.add_argument("--yardstick", help="the plain loop to run between rounds (default: as escoba bench finds it)")
+    parser.add_argument("--yardstick-hands", type=int, default=20000)
+    args = parser.parse_args(argv)
     command = [sys.executable, "-m", "escoba", "diff", args.a, args.b, "--hands", str(args.hands), "--jobs", str(args.jobs)]
-    runs = []
-    for _ in range(args.repeat):
-        before = os.times()
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
-        after = os.times()
-        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-        runs.append((wall, cpu))
-        print(f"wall {wall:5.2f} s   cpu {cpu:5.2f} s   load {os.getloadavg()[0]:.1f}")
-    wall, cpu = min(runs)
-    print(f"best: {wall:.2f} s wall ({cpu:.2f} s cpu) for escoba diff {args.a} {args.b} --hands {args.hands} --jobs {args.jobs}")
+    if args.bots:
+        command += ["--bots", args.bots]
+    shown = " ".join(["escoba", *command[3:]])
+    yardstick = find_yardstick(args.yardstick)
+    print(f"yardstick: {yardstick['path']}")
+    walls, cpus, speeds = [], [], []
+    for r in range(args.rounds):
+        load = os.getloadavg()[0]
+        wall, cpu = timed(command)
+        walls.append(wall)
+        cpus.append(cpu)
+        line = f"round {r + 1}: {shown}: wall {wall:6.1f} s, cpu {cpu:6.1f} s, load {load:.1f} -> {os.getloadavg()[0]:.1f}"
+        _, yard_cpu = timed([*yardstick["argv"], str(args.yardstick_hands)])
+        speeds.append(args.yardstick_hands / max(yard_cpu, 0.01))
+        print(f"{line}; yardstick {speeds[-1]:,.0f} hands per cpu-s", flush=True)
+    print(f"median of {args.rounds} rounds: {shown}: wall {statistics.median(walls):.1f} s, "
+          f"cpu {statistics.median(cpus):.1f} s; yardstick {statistics.median(speeds):,.0f} hands per cpu-s")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

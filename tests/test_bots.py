@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import escoba
-from escoba.engine.bots import bot_maker, greedy_bot, random_bot
+from escoba.engine.bots import bot_maker, expert_bot, greedy_bot, random_bot
 from escoba.engine.bots.search import search_bot
 from escoba.engine.hand import Hand
 from escoba.engine.worth import worth_of
@@ -33,8 +33,8 @@ def play_hand(rules, players, dealer, seed, bots):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("clever", "unknown bot 'clever'; known bots: random, greedy, search:PLAYOUTS"),
-        ("greedy:3", "unknown bot 'greedy:3'; known bots: random, greedy, search:PLAYOUTS"),
+        ("clever", "unknown bot 'clever'; known bots: random, greedy, expert, search:PLAYOUTS"),
+        ("greedy:3", "unknown bot 'greedy:3'; known bots: random, greedy, expert, search:PLAYOUTS"),
         ("search", "bad search budget '' in 'search': a number of playouts from 1 to 1,000,000 (search:200) or a time such as search:0.5s or search:300ms"),
         ("search:0", "bad search budget '0' in 'search:0'"),
         ("search:lots", "bad search budget 'lots' in 'search:lots'"),
@@ -48,7 +48,7 @@ def test_a_bad_bot_spec_is_refused_in_words(spec, message):
     assert str(error.value).startswith(message)
 
 
-@pytest.mark.parametrize("spec", ["random", "greedy", "search:8", "search:0.01s", "search:20ms"])
+@pytest.mark.parametrize("spec", ["random", "greedy", "expert", "search:8", "search:0.01s", "search:20ms"])
 def test_every_bot_spec_plays_a_whole_hand(spec):
     """Each documented spec builds a bot that plays legal moves to the end of a hand."""
     rules = escoba.load_ruleset("da")
@@ -58,7 +58,7 @@ def test_every_bot_spec_plays_a_whole_hand(spec):
 
 
 # --------------------------------------------------------------------------- determinism
-@pytest.mark.parametrize("make", [greedy_bot, lambda seed: search_bot(seed, playouts=16)])
+@pytest.mark.parametrize("make", [greedy_bot, expert_bot, lambda seed: search_bot(seed, playouts=16)])
 def test_a_seeded_bot_plays_the_same_game_twice(make):
     """The same seeds (and, for search, the same playout budget) give the same moves."""
     rules = escoba.load_ruleset("sv")
@@ -73,20 +73,26 @@ def test_a_seeded_bot_plays_the_same_game_twice(make):
 
 
 # --------------------------------------------------------------------------- what bots may see
-def test_greedy_and_search_never_read_the_hidden_cards():
-    """The two bots choose the same move whatever the hidden cards are: they are called on a
-    hand whose hidden cards are re-dealt at random, and must answer as on the real one."""
-    rules = escoba.load_ruleset("de")
+THINKING_BOTS = {"greedy": greedy_bot, "expert": expert_bot, "search": lambda s: search_bot(s, playouts=12)}
+
+
+@pytest.mark.parametrize("name", sorted(THINKING_BOTS))
+@pytest.mark.parametrize("ruleset, players", [("de", 4), ("sv", 2), ("fr", 3)])
+def test_the_bots_never_read_the_hidden_cards(name, ruleset, players):
+    """Each bot chooses the same move whatever the hidden cards are: it is called on a hand
+    whose hidden cards (other hands, the stock) are re-dealt at random, and must answer as on
+    the real one, at every turn of a hand (the last round, where the expert solves, too)."""
+    rules = escoba.load_ruleset(ruleset)
+    make = THINKING_BOTS[name]
     rng = random.Random(1)
     mover = random_bot(2)
-    hand = Hand(rules, 4, 0, seed=4, record=False)
+    hand = Hand(rules, players, 0, seed=4, record=False)
     checked = 0
     while not hand.is_over:
         seat = hand.to_play
         if len(hand.legal_moves()) > 1:
             other = hand.determinize(seat, rng)  # same view, other hidden cards
-            for make in (greedy_bot, lambda s: search_bot(s, playouts=12)):
-                assert make(9)(other) == make(9)(hand)
+            assert make(9)(other) == make(9)(hand)
             checked += 1
         hand.apply(mover(hand))
     assert checked >= 5

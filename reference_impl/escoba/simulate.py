@@ -415,7 +415,7 @@ def simulate(
     """Play `hands` independent hands and summarise the points per category and side.
 
     `rules` is a compiled `Rules` or a ruleset id/path. `bots` are bot specs (`random`,
-    `greedy`, `search:200`: `escoba.engine.bots.bot_maker`), given per seat and repeated round
+    `greedy`, `expert`, `search:200`: `escoba.engine.bots.bot_maker`), given per seat and repeated round
     the table. `jobs > 1` spreads chunks over worker processes with identical results;
     `cluster` (a Dask scheduler address, or "local" for a LocalCluster of `jobs` workers)
     spreads the same chunks over a cluster, with identical results too (`escoba.cluster`).

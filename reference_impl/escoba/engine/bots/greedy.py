@@ -9,7 +9,7 @@ its own is played as well as a regional ruleset. The search and expert bots buil
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from math import comb
 
 from escoba.engine.bots.basic import Bot, Seed, generator, thinking
@@ -81,42 +81,47 @@ class Judge:
         """What the next player can be expected to capture from `table` with one card."""
         if self.next_known is not None:  # open hands: the very cards
             return max((self.best_capture(c, table) for c in self.next_known), default=0.0)
-        gains = sorted((g for g in self.reply_gains(table) if g > 0), reverse=True)
-        return sum(g * w for g, w in zip(gains, self.best_is_kth))
-
-    @cached_property
-    def best_is_kth(self) -> list[float]:
-        """The chance that the k-th best of the unseen cards is the best one the next player
-        holds: a uniform draw of h of the n unseen cards misses the k-1 better ones with
-        probability C(n-k+1, h) / C(n, h) and then holds the k-th."""
-        n, h = len(self.unseen), self.next_cards
-        if h == 0 or n == 0:
-            return []
-        total = comb(n, h)
-        none = [comb(n - k, h) / total for k in range(n + 1)]
-        return [none[k - 1] - none[k] for k in range(1, n + 1)]
+        gains = sorted(self.reply_gains(table), reverse=True)
+        return sum(g * w for g, w in zip(gains, _best_is_kth(len(self.unseen), self.next_cards)))
 
     def reply_gains(self, table: list[int]) -> list[float]:
-        """The best capture each unseen card would make on `table` (0 when it takes nothing)."""
+        """The best capture of each unseen card on `table` that captures something, when it is
+        worth more than nothing (in no particular order)."""
         finder = self.finder
         if finder.has_jokers or not finder.simple:
-            return [self.best_capture(c, table) for c in self.unseen]
+            return [g for g in (self.best_capture(c, table) for c in self.unseen) if g > 0]
         # Without jokers, with the one capture kind, a capture depends on the card's value
         # only: one look per value.
-        card_worth, escoba, value, target = self.worth.card, self.worth.escoba, finder.value, finder.target
+        card_worth, escoba, target = self.worth.card, self.worth.escoba, finder.target
         sums = finder.sums(table)
-        best_take: dict[int, float | None] = {}
-        gains = []
-        for c in self.unseen:
-            v = value[c]
-            if v not in best_take:
-                takes = sums.get(target - v) if target > v else None
-                best_take[v] = None if not takes else max(
-                    sum(card_worth[t] for t in take) + (escoba if len(take) == len(table) else 0.0) for take in takes
-                )
-            taken = best_take[v]
-            gains.append(0.0 if taken is None else card_worth[c] + taken)
+        gains: list[float] = []
+        for v, worths in self.unseen_by_value:
+            takes = sums.get(target - v) if target > v else None
+            if takes:
+                taken = max(sum(card_worth[t] for t in take) + (escoba if len(take) == len(table) else 0.0) for take in takes)
+                gains.extend([g for g in [w + taken for w in worths] if g > 0])
         return gains
+
+    @cached_property
+    def unseen_by_value(self) -> list[tuple[int, list[float]]]:
+        """The unseen cards' worths, grouped by the cards' values."""
+        value, card_worth = self.finder.value, self.worth.card
+        groups: dict[int, list[float]] = {}
+        for c in self.unseen:
+            groups.setdefault(value[c], []).append(card_worth[c])
+        return list(groups.items())
+
+
+@cache
+def _best_is_kth(n: int, h: int) -> tuple[float, ...]:
+    """The chance that the k-th best of n unseen cards is the best one the next player holds:
+    a uniform draw of h of the n misses the k-1 better ones with probability
+    C(n-k+1, h) / C(n, h) and then holds the k-th."""
+    if h == 0 or n == 0:
+        return ()
+    total = comb(n, h)
+    none = [comb(n - k, h) / total for k in range(n + 1)]
+    return tuple(none[k - 1] - none[k] for k in range(1, n + 1))
 
 
 def _next_player(view: View) -> tuple[int | None, int, tuple[int, ...] | None]:

@@ -10,12 +10,13 @@ bots it names: each bot module knows nothing of the others' names.
 from __future__ import annotations
 
 from escoba.engine.bots.basic import Bot, BotMaker, Seed, random_bot
+from escoba.engine.bots.expert import expert_bot
 from escoba.engine.bots.greedy import greedy_bot
 from escoba.engine.bots.search import search_bot
 from escoba.errors import EscobaError
 
-BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot}
-BOT_SPECS = ("random", "greedy", "search:PLAYOUTS")
+BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}
+BOT_SPECS = ("random", "greedy", "expert", "search:PLAYOUTS")
 
 
 def search_bot_spec(spec: str, where: str = "") -> tuple[int | None, float | None]:
