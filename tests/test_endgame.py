@@ -105,11 +105,19 @@ def test_history_rulesets_are_solved_by_the_reference():
     assert not endgame.compact_plays(later)
 
 
-def test_every_field_of_the_rules_is_classified():
-    """FIELDS names every field of `Rules`: adding a rule point means saying whether the compact
-    solver plays it (else rulesets using it go to the reference, slower but right)."""
-    names = {f.name for f in dataclasses.fields(escoba.load_ruleset("da"))}
-    assert set(endgame.FIELDS) == names
+def test_what_the_solver_plays_is_said_by_rule_point(monkeypatch):
+    """PLAYED names rule points of the registry; a point it does not name (as a point added
+    after the solver) is played at its default only: a ruleset away from that default goes to
+    the reference. Shown by leaving capture.escoba_on_last_card out of PLAYED."""
+    from escoba.rules.points.catalogue import SECTION_POINTS
+
+    assert set(endgame.PLAYED) <= {rule.key for rule in SECTION_POINTS}
+    rules = escoba.load_ruleset("da")
+    assert rules.escoba_on_last_card  # the point's default
+    departing = dataclasses.replace(rules, escoba_on_last_card=False)
+    assert endgame.compact_plays(rules) and endgame.compact_plays(departing)
+    monkeypatch.delitem(endgame.PLAYED, "capture.escoba_on_last_card")
+    assert endgame.compact_plays(rules) and not endgame.compact_plays(departing)
 
 
 def test_known_hand_is_the_real_hand_and_only_when_it_can_be():

@@ -67,8 +67,7 @@ from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.errors import EscobaError
 from escoba.game.seats import next_seat
 from escoba.rules.compile import Category, Rules
-from escoba.rules.points import ANY, DERIVED
-from escoba.rules.points.catalogue import CATEGORY_POINTS, SECTION_POINTS, default_of
+from escoba.rules.points.catalogue import CATEGORY_POINTS, SECTION_POINTS, unplayed
 
 MEMO_LIMIT = 200_000  # remembered positions per ruleset; past it the memo starts again (bounded memory)
 # By total (or by value key): subsets of a table, each as the bitmask of its positions.
@@ -91,24 +90,7 @@ def fallback_reason(rules: Rules) -> str | None:
 
 
 def _unplayed(obj: Any, kind: str, rule_points: Sequence[Any], doc: Any, where: str) -> str | None:
-    known = {name.split(".", 1)[1] for name in DERIVED if name.startswith(kind + ".")}
-    for rule in rule_points:
-        known.update(rule.fields)
-        allowed = rule.fast_path
-        if not rule.fields or allowed == ANY:
-            continue
-        if allowed is None:  # the default only
-            default = rule.compile(default_of(rule, doc), doc)
-            allowed = dict(zip(rule.fields, ({v} for v in default))) if len(rule.fields) > 1 else {default}
-        for name in rule.fields:
-            values = allowed.get(name, ANY) if isinstance(allowed, dict) else allowed
-            value = getattr(obj, name)
-            if values != ANY and value not in values:
-                return f"{where}the fast path does not implement {name} = {value!r} ({rule.key})"
-    for f in dataclasses.fields(obj):
-        if f.name not in known:
-            return f"{where}the fast path does not know the rule field {f.name!r}"
-    return None
+    return unplayed(obj, kind, rule_points, doc, lambda rule: rule.fast_path, f"{where}the fast path")
 
 
 # ------------------------------------------------------------------ the random draws

@@ -15,11 +15,11 @@ on positions of every bundled ruleset):
 
 - the reference, `_HandSolver`, plays the moves on `Hand` itself (`clone`, `legal_moves`,
   `apply`, the scoring when the hand ends), so every rule is played as `Hand` plays it;
-- the compact one, `_Solver`, plays them on tuples of cards and bitmasks of piles, five to ten
-  times faster: a two-player hand's last round is solved in about a millisecond. What it plays
-  of the rules is listed in `FIELDS`, as the fused simulation path lists its own; a ruleset
-  with a field it does not know (a rule point added since) or a value it does not play, or
-  whose measures read the hand's history, is solved by the reference.
+- the compact one, `_Solver`, plays them on tuples of cards and bitmasks of piles, several
+  times faster: a two-player hand's last round is solved in under a millisecond. What it plays
+  of each rule point is listed in `PLAYED`, as each point lists what the fused simulation path
+  plays; a ruleset with a value it does not play (a point added since, away from its default),
+  or whose measures read the hand's history, is solved by the reference.
 
 Solved positions are remembered in a table shared by every solver of the process for the same
 ruleset: a position's value is a fact of the position, whoever asks (at two players both seats
@@ -28,7 +28,6 @@ know the whole last round, and the second to ask finds most of it solved).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import weakref
 from collections.abc import Callable
@@ -39,27 +38,31 @@ from escoba.engine.hand import Hand, Move
 from escoba.engine.scoring import score_hand
 from escoba.engine.view import View
 from escoba.rules.compile import Rules
+from escoba.rules.points import ANY, RulePoint
+from escoba.rules.points.base import BOTH
+from escoba.rules.points.catalogue import SECTION_POINTS, unplayed
 
 Leads = tuple[float, ...]
 _INF = float("inf")
 TABLE_LIMIT = 200_000  # solved positions kept per ruleset; past it the table starts again (bounded memory)
 
-# The fields of `Rules` the compact solver plays, with the values it plays; "any" for fields that
-# no longer matter once the stock is empty (the deal, the opening, matches) or that it reads
-# through the reference (`CaptureFinder.captures`, `score_hand`). Any other field or value: the
-# reference solver.
-_ANY = "any"
-FIELDS: dict[str, Any] = {
-    "id": _ANY, "doc": _ANY, "deck": _ANY, "finder": _ANY, "player_counts": _ANY, "partnerships": _ANY,
-    "direction": {1, -1}, "leader_offset": _ANY, "next_dealer_offset": _ANY, "hand_size": _ANY,
-    "table_size": _ANY, "table_first": _ANY, "short_stock": _ANY, "open_hands": _ANY,
-    "opening_trigger": _ANY, "opening_max_groups": _ANY, "opening_action": _ANY, "opening_escobas": _ANY,
-    "target": _ANY, "compulsory": {"optional", "card", "hand"},
-    "escoba_on_last_play": {True, False}, "joker_escobas_score": {True, False},
-    "leftovers_to": {"last_capturer", "dealer", "discard"}, "leftovers_escoba": {True, False},
-    "if_nobody_captured": {"discard", "dealer"},
-    "categories": _ANY, "match_target": _ANY, "target_options": _ANY, "tie": _ANY, "capture_kinds": _ANY,
-    "needs_history": {False}, "history_reads": _ANY,
+# What the compact solver plays of each rule point: ANY where it plays every value, because it
+# reads the point through the reference (`CaptureFinder.captures`, the ruleset's scoring) or
+# because the point cannot act once the stock is empty (the deal, the opening table, matches);
+# a set where it plays those values itself. A point not listed (one added since) is played at
+# its default only, as a solver that never heard of it plays it; another value, a field no
+# point owns, or measures that read the hand's history: the reference solver plays the ruleset.
+PLAYED: dict[str, Any] = {
+    "players.counts": ANY, "players.partnerships": ANY, "turn.leader": ANY, "turn.next_dealer": ANY,
+    "deal.hand_size": ANY, "deal.table_size": ANY, "deal.table_first": ANY, "deal.short_stock": ANY,
+    "deal.open_hands": ANY, "opening_table.trigger": ANY, "opening_table.max_groups": ANY,
+    "opening_table.action": ANY, "opening_table.escobas": ANY,
+    "match.target": ANY, "match.target_options": ANY, "match.tie": ANY,
+    "capture.target": ANY, "capture.kinds": ANY,
+    "turn.direction": {1, -1}, "capture.compulsory": {"optional", "card", "hand"},
+    "capture.escoba_on_last_play": BOTH, "capture.escoba_on_last_card": BOTH, "capture.joker_escobas_score": BOTH,
+    "leftovers.to": {"last_capturer", "dealer", "discard"}, "leftovers.escoba": BOTH,
+    "leftovers.if_nobody_captured": {"discard", "dealer"},
 }  # fmt: skip
 
 
@@ -71,7 +74,7 @@ def known_hand(view: View) -> Hand | None:
     if len(hidden) > 1:
         return None
     # One hidden hand at most: the unseen cards are all in it, whatever the generator draws.
-    return view.determinize(random.Random(0))
+    return Hand.from_view(view, random.Random(0))
 
 
 def best_move(state: Hand) -> Move:
@@ -89,11 +92,11 @@ def exact_leads(state: Hand) -> Leads:
 
 def compact_plays(rules: Rules) -> bool:
     """Whether the compact solver plays `rules` (else the reference solver does)."""
-    for f in dataclasses.fields(rules):
-        allowed = FIELDS.get(f.name)
-        if allowed is None or (allowed != _ANY and getattr(rules, f.name) not in allowed):
-            return False
-    return True
+    return not rules.needs_history and unplayed(rules, "Rules", SECTION_POINTS, rules.doc, _played, "the solver") is None
+
+
+def _played(rule: RulePoint) -> Any:
+    return PLAYED.get(rule.key)
 
 
 def _solver(state: Hand) -> Callable[[Hand], tuple[Leads, Move]]:
@@ -314,7 +317,9 @@ class _Solver:
                 mask |= 1 << c
             piles = (*piles[:side], piles[side] | mask, *piles[side + 1 :])
             last = seat
-            if not table and (rules.escoba_on_last_play or any(hands)):
+            # The stock is empty: the hand's last play empties every hand, a player's last
+            # card its own.
+            if not table and (rules.escoba_on_last_play or any(hands)) and (rules.escoba_on_last_card or held):
                 jokers = rules.finder.is_joker
                 if rules.joker_escobas_score or not (jokers[card] or any(jokers[c] for c in take)):
                     escobas = (*escobas[:side], escobas[side] + 1, *escobas[side + 1 :])

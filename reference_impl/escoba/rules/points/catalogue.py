@@ -14,13 +14,14 @@ Fields of the compiled rules that no point owns are `DERIVED`, each with the rea
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from escoba.rules.points import capture, deal, deck, leftovers, match, opening, players, scoring
-from escoba.rules.points.base import REQUIRED, RulePoint
+from escoba.rules.points.base import ANY, REQUIRED, RulePoint
 
 Doc = Mapping[str, Any]
 
@@ -139,6 +140,36 @@ class Position:
 def default_of(rule: RulePoint, doc: Doc) -> Any:
     """What the engine plays when a file leaves the point out."""
     return rule.default(doc) if callable(rule.default) else copy.deepcopy(rule.default)
+
+
+def unplayed(
+    obj: Any, kind: str, rule_points: Sequence[RulePoint], doc: Doc, allowed_of: Callable[[RulePoint], Any], who: str,
+) -> str | None:  # fmt: skip
+    """Why a loop that restates the rules (the fused simulation path, the endgame solver) cannot
+    play `obj` (a `Rules`, or a `Category` when `kind` is "Category"); None if it can.
+
+    `allowed_of(rule)` gives the values of the point's fields the loop plays: ANY, a set, a
+    dict of sets by field, or None for the point's compiled default only (what a loop that
+    never heard of a new point plays). A field that no point owns and that is not `DERIVED` is
+    unknown to every loop."""
+    known = {name.split(".", 1)[1] for name in DERIVED if name.startswith(kind + ".")}
+    for rule in rule_points:
+        known.update(rule.fields)
+        allowed = allowed_of(rule)
+        if not rule.fields or allowed == ANY:
+            continue
+        if allowed is None:  # the default only
+            default = rule.compile(default_of(rule, doc), doc)
+            allowed = dict(zip(rule.fields, ({v} for v in default))) if len(rule.fields) > 1 else {default}
+        for name in rule.fields:
+            values = allowed.get(name, ANY) if isinstance(allowed, dict) else allowed
+            value = getattr(obj, name)
+            if values != ANY and value not in values:
+                return f"{who} does not implement {name} = {value!r} ({rule.key})"
+    for f in dataclasses.fields(obj):
+        if f.name not in known:
+            return f"{who} does not know the rule field {f.name!r}"
+    return None
 
 
 def section_value(doc: Doc, rule: RulePoint) -> tuple[Any, bool]:
