@@ -10,6 +10,7 @@ moves must be the same.
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
@@ -21,10 +22,10 @@ from escoba.rules import bundled_ids
 CASES = [(rid, n) for rid in bundled_ids() for n in escoba.load_ruleset(rid).player_counts]
 
 
-def known_positions(ruleset: str, players: int, hands: int, seed: int = 0) -> list[Hand]:
+def known_positions(ruleset, players: int, hands: int, seed: int = 0) -> list[Hand]:
     """Every position of seeded hands (greedy and random seats) in which the seat to play knows
     where every card is, as `known_hand` rebuilds it from the seat's view."""
-    rules = escoba.load_ruleset(ruleset)
+    rules = escoba.load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     found = []
     for k in range(hands):
         hand = Hand(rules, players, k % players, seed=seed * 1000 + k, record=False)
@@ -69,6 +70,30 @@ def test_both_solvers_give_the_values_and_moves_of_a_plain_minimax(ruleset, play
         if endgame.compact_plays(rules):
             compact = endgame._Solver(rules, players, state.dealer, endgame._Memo()).root(state)
             assert compact == expected, (ruleset, players, state.to_json())
+
+
+def test_a_sweep_with_ones_last_card_that_is_no_escoba():
+    """capture.escoba_on_last_card: false (no bundled ruleset has it): the compact solver still
+    gives the plain minimax's values and moves, and they differ from da's somewhere."""
+    da = escoba.load_ruleset("da")
+    rules = dataclasses.replace(da, escoba_on_last_card=False)
+    assert endgame.compact_plays(rules)
+    differ = 0
+    for state in known_positions(rules, 2, hands=12, seed=5):
+        expected = minimax(state)
+        assert endgame._Solver(rules, 2, state.dealer, endgame._Memo()).root(state) == expected
+        as_da = Hand.from_json(da, state.to_json(), record=False)
+        differ += minimax(as_da)[0] != expected[0]
+    assert differ
+
+
+def test_a_sampled_solve_of_a_known_hand_is_its_exact_solve():
+    """When every card is known, every sampled deal is the hand itself: sampled_move gives
+    best_move's move."""
+    for state in known_positions("sv", 2, hands=5, seed=7):
+        view = state.view(state.to_play)
+        moves = state.legal_moves()
+        assert endgame.sampled_move(view, moves, random.Random(1), 3) == endgame.best_move(state)
 
 
 def test_the_solvers_agree_with_their_tables_kept():

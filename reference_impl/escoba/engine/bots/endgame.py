@@ -77,6 +77,24 @@ def known_hand(view: View) -> Hand | None:
     return Hand.from_view(view, random.Random(0))
 
 
+def sampled_move(view: View, moves: list[Move], rng: random.Random, worlds: int) -> Move:
+    """The move of the largest mean lead over `worlds` deals of the cards `view`'s seat cannot
+    see (`Hand.from_view`), each solved exactly as if every card were known: a sampled solve
+    for the end of a hand at three or four players, where the last cards are in several hidden
+    hands. (Each deal is solved knowing its hidden cards, so it is an estimate: the measured
+    gain is in docs/bots.md.) The first of the moves among equals."""
+    seat = view.seat
+    totals = [0.0] * len(moves)
+    for _ in range(worlds):
+        world = Hand.from_view(view, rng)
+        side = world.side_of[seat]
+        for i, move in enumerate(moves):
+            after = world.clone()
+            after.apply(move)
+            totals[i] += exact_leads(after)[side]
+    return moves[max(range(len(moves)), key=totals.__getitem__)]
+
+
 def best_move(state: Hand) -> Move:
     """The move of the largest lead for the side to play in a hand whose every card is known
     (the first of the legal moves among equals)."""
