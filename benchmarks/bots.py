@@ -36,6 +36,7 @@ from functools import cache
 import escoba
 from escoba.engine.bots import BotMaker, bot_maker
 from escoba.engine.hand import Hand, shuffled_decks
+from escoba.engine.worth import worth_of
 from escoba.processes import worker_pool
 from escoba.simulate import Z95, derive_seed
 
@@ -90,6 +91,15 @@ def load(ruleset: str) -> escoba.Rules:
     return escoba.load_ruleset(ruleset)
 
 
+@cache
+def warm(ruleset: str, players: int) -> escoba.Rules:
+    """The ruleset, its card worths measured (`escoba.engine.worth`, a second or so once per
+    process) before any clock runs: CPU per decision is then what a decision costs."""
+    rules = load(ruleset)
+    worth_of(rules, len(rules.sides(players)))
+    return rules
+
+
 def play_game(rules: escoba.Rules, players: int, d: int, seed: int, side: int, makers: tuple[BotMaker, BotMaker], tally: Tally) -> float:
     """Deal `d` with bot A on `side`'s seats: A's lead; each bot's CPU added to `tally`."""
     deal_seed = derive_seed(seed, "deal", d)
@@ -117,7 +127,7 @@ def play_game(rules: escoba.Rules, players: int, d: int, seed: int, side: int, m
 def play_deals(task: tuple[str, int, str, str, int, int, int]) -> Tally:
     """Deals start … stop-1 of one pair on one game."""
     ruleset, players, a, b, seed, start, stop = task
-    rules = load(ruleset)
+    rules = warm(ruleset, players)
     makers = (bot_maker(a), bot_maker(b))
     sides = len(rules.sides(players))
     tally = Tally()
@@ -202,7 +212,7 @@ def plain(rows: list[list[str]]) -> str:
                      for row in rows)  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", nargs="+", default=list(PAIRS), metavar="A/B", help="default: " + " ".join(PAIRS))
     parser.add_argument("--games", nargs="+", default=list(GAMES), metavar="RULESET[:PLAYERS]", help="default: " + " ".join(GAMES))
@@ -210,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.deals < MIN_DEALS:
         parser.error(f"--deals must be at least {MIN_DEALS}")

@@ -38,7 +38,7 @@ def timed(command: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("a", nargs="?", default="da")
     parser.add_argument("b", nargs="?", default="sv")
@@ -48,7 +48,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", "--repeat", type=int, default=3, dest="rounds")
     parser.add_argument("--yardstick", help="the plain loop to run between rounds (default: as escoba bench finds it)")
     parser.add_argument("--yardstick-hands", type=int, default=20000)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def round_line(r: int, shown: str, wall: float, cpu: float, loads: tuple[float, float], speed: float) -> str:
+    return (f"round {r}: {shown}: wall {wall:6.1f} s, cpu {cpu:6.1f} s, load {loads[0]:.1f} -> {loads[1]:.1f}; "
+            f"yardstick {speed:,.0f} hands per cpu-s")  # fmt: skip
+
+
+def median_line(rounds: int, shown: str, walls: list[float], cpus: list[float], speeds: list[float]) -> str:
+    return (f"median of {rounds} rounds: {shown}: wall {statistics.median(walls):.1f} s, cpu {statistics.median(cpus):.1f} s; "
+            f"yardstick {statistics.median(speeds):,.0f} hands per cpu-s")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     command = [sys.executable, "-m", "escoba", "diff", args.a, args.b, "--hands", str(args.hands), "--jobs", str(args.jobs)]
     if args.bots:
         command += ["--bots", args.bots]
@@ -57,16 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"yardstick: {yardstick['path']}")
     walls, cpus, speeds = [], [], []
     for r in range(args.rounds):
-        load = os.getloadavg()[0]
+        before = os.getloadavg()[0]
         wall, cpu = timed(command)
+        loads = (before, os.getloadavg()[0])
         walls.append(wall)
         cpus.append(cpu)
-        line = f"round {r + 1}: {shown}: wall {wall:6.1f} s, cpu {cpu:6.1f} s, load {load:.1f} -> {os.getloadavg()[0]:.1f}"
         _, yard_cpu = timed([*yardstick["argv"], str(args.yardstick_hands)])
         speeds.append(args.yardstick_hands / max(yard_cpu, 0.01))
-        print(f"{line}; yardstick {speeds[-1]:,.0f} hands per cpu-s", flush=True)
-    print(f"median of {args.rounds} rounds: {shown}: wall {statistics.median(walls):.1f} s, "
-          f"cpu {statistics.median(cpus):.1f} s; yardstick {statistics.median(speeds):,.0f} hands per cpu-s")
+        print(round_line(r + 1, shown, wall, cpu, loads, speeds[-1]), flush=True)
+    print(median_line(args.rounds, shown, walls, cpus, speeds))
     return 0
 
 

@@ -120,16 +120,17 @@ def _played(rule: RulePoint) -> Any:
 def _solver(state: Hand) -> Callable[[Hand], tuple[Leads, Move]]:
     rules = state.rules
     memo = _memo_of(rules)
-    if compact_plays(rules):
+    if memo.compact:
         return _Solver(rules, state.players, state.dealer, memo).root
     return _HandSolver(memo.table).root
 
 
 class _Memo:
-    """What the solvers of one ruleset remember: solved positions, and for the compact solver
-    each card's captures on a table and each distinct end's leads."""
+    """What the solvers of one ruleset remember: which solver plays it, solved positions, and
+    for the compact solver each card's captures on a table and each distinct end's leads."""
 
-    def __init__(self) -> None:
+    def __init__(self, compact: bool = True) -> None:
+        self.compact = compact
         self.table: dict[tuple, Leads] = {}
         self.bounds: dict[tuple, tuple[float, float]] = {}  # two sides: what alpha-beta learned of a position
         self.captures: dict[tuple[int, tuple[int, ...]], list[tuple[int, ...]]] = {}
@@ -152,7 +153,7 @@ def _memo_of(rules: Rules) -> _Memo:
     if found is None or found[0]() is not rules:
         for key in [k for k, (ref, _) in _memos.items() if ref() is None]:  # rules that are gone
             del _memos[key]
-        found = _memos[id(rules)] = (weakref.ref(rules), _Memo())
+        found = _memos[id(rules)] = (weakref.ref(rules), _Memo(compact_plays(rules)))
     return found[1].bounded()
 
 
