@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shlex
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -22,6 +23,7 @@ def script(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -37,13 +39,16 @@ def section(marker: str) -> tuple[list[str], list[str]]:
     assert words[0] == "python" and words[1].startswith("benchmarks/"), words
     rest = text[start + block.end() :]
     output = re.match(r"\n?```text\n(.*?)\n```\n", rest, re.S)
-    lines = output.group(1).splitlines() if output else rest.split("\n\n\n")[0].strip("\n").split("\n")
-    return words[2:], lines
+    if output:
+        return words[2:], output.group(1).splitlines()
+    shown = re.match(r"\n?(.*?\n\d[\d,]* deals per pair[^\n]*)\n", rest, re.S)  # the tables, then the closing line
+    assert shown is not None, f"no output under <!-- {marker} -->"
+    return words[2:], shown.group(1).splitlines()
 
 
 def shape(line: str) -> str:
-    """A line with every number (and sign) made the same: what a run cannot change."""
-    return NUMBER.sub("N", line.replace("+", "").replace("-N", "N"))
+    """A line with every number (and sign) made the same, and its spacing: what a run cannot change."""
+    return " ".join(NUMBER.sub("N", line.replace("+", "")).replace("-N", "N").split())
 
 
 def test_the_ladder_is_shown_as_benchmarks_bots_prints_it():
