@@ -36,6 +36,7 @@ from functools import cache
 import escoba
 from escoba.engine.bots import BotMaker, bot_maker
 from escoba.engine.hand import Hand, shuffled_decks
+from escoba.engine.scoring import leads
 from escoba.engine.worth import worth_of
 from escoba.processes import worker_pool
 from escoba.simulate import Z95, derive_seed
@@ -120,8 +121,7 @@ def play_game(rules: escoba.Rules, players: int, d: int, seed: int, side: int, m
             move = seats[seat](hand)
         hand.apply(move)
     assert hand.points is not None
-    points = hand.points
-    return points[side] - (sum(points) - points[side]) / (len(points) - 1)
+    return leads(hand.points)[side]
 
 
 def play_deals(task: tuple[str, int, str, str, int, int, int]) -> Tally:

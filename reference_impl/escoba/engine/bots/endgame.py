@@ -35,7 +35,7 @@ from typing import Any
 
 from escoba.engine.fused import fused
 from escoba.engine.hand import Hand, Move
-from escoba.engine.scoring import score_hand
+from escoba.engine.scoring import leads, score_hand
 from escoba.engine.view import View
 from escoba.rules.compile import Rules
 from escoba.rules.points import ANY, RulePoint
@@ -158,8 +158,7 @@ def _memo_of(rules: Rules) -> _Memo:
 
 
 def _leads(points: list[int]) -> Leads:
-    total, sides = sum(points), len(points)
-    return tuple(p - (total - p) / (sides - 1) for p in points) if sides > 1 else (float(points[0]),)
+    return tuple(leads(points))
 
 
 # --------------------------------------------------------------------------- the reference

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from escoba.engine.bots.basic import generator, thinking
 from escoba.engine.bots.greedy import Judge
 from escoba.engine.hand import Hand, Move
+from escoba.engine.scoring import leads
 from escoba.engine.worth import Worth, worth_of
 
 Finish = Callable[[Hand, int], list[float]]  # plays a state out (to its horizon): each side's lead
@@ -80,7 +81,7 @@ def search(
     sides = hand.sides
     worth = worth_of(rules, sides)
     prefer = _preference(worth) if playout == "greedy" else None
-    evaluate = _Evaluate(worth, sides)
+    evaluate = _Evaluate(worth)
     finish = _greedy_playout(prefer, evaluate) if prefer is not None else _random_playout(rng, evaluate)
     root = Node()
     # The greedy bot's judgement of each move is the prior: a move's value is its playouts'
@@ -178,8 +179,8 @@ class _Evaluate:
     """Each side's lead: the real one when the hand is over, else the worth of what it has
     captured (half a card's worth: `Worth.card` counts a card won *and* denied)."""
 
-    def __init__(self, worth: Worth, sides: int):
-        self.card_worth, self.escoba, self.sides = worth.card, worth.escoba, sides
+    def __init__(self, worth: Worth):
+        self.card_worth, self.escoba = worth.card, worth.escoba
 
     def __call__(self, state: Hand) -> list[float]:
         if state.points is not None:
@@ -187,20 +188,11 @@ class _Evaluate:
         return self.captured(state.piles, state.escobas)
 
     def over(self, points: list[int]) -> list[float]:
-        return self.leads([float(p) for p in points])
+        return leads([float(p) for p in points])
 
     def captured(self, piles: list[list[int]], escobas: list[int]) -> list[float]:
-        """Piles as lists in the order their cards were taken: the floats are summed in that
-        order, so the fused playouts (which rebuild it) give the same leads to the last bit."""
         card_worth, escoba = self.card_worth, self.escoba
-        return self.leads([sum(card_worth[c] for c in pile) / 2 + escoba * e for pile, e in zip(piles, escobas)])
-
-    def leads(self, values: list[float]) -> list[float]:
-        sides = self.sides
-        if sides == 1:
-            return values
-        total = sum(values)
-        return [v - (total - v) / (sides - 1) for v in values]
+        return leads([sum(card_worth[c] for c in pile) / 2 + escoba * e for pile, e in zip(piles, escobas)])
 
 
 def _random_playout(rng: random.Random, evaluate: _Evaluate) -> Finish:
