@@ -18,6 +18,9 @@ the tree belongs to the seat that must move and is built over moves, not states.
 The move played is the root move of best value: the mean lead of its playouts shrunk towards
 the greedy bot's judgement of it (see PRIOR). The budget is a number of playouts
 (reproducible: the same seed and budget give the same move) or a time (not reproducible).
+Once the seat knows where every card is (at two players, the last round), the bot does not
+search: it plays exactly (`escoba.engine.bots.endgame`), which a tree of playouts can only
+approach.
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
@@ -34,6 +37,7 @@ import time
 from collections.abc import Callable
 
 from escoba.engine.bots.basic import generator, thinking
+from escoba.engine.bots.endgame import best_move, known_hand
 from escoba.engine.bots.greedy import Judge
 from escoba.engine.hand import Hand, Move
 from escoba.engine.scoring import leads
@@ -58,11 +62,19 @@ class Node:
 def search_bot(
     seed: int | random.Random | None = None, *, playouts: int | None = 200, seconds: float | None = None, playout: str = "greedy"
 ) -> Callable[[Hand], Move]:
-    """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move."""
+    """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move; exact
+    play once every card is known."""
     if playouts is None and seconds is None:
         raise ValueError("a search needs a budget: playouts or seconds")
     rng = generator(seed)
-    return thinking(lambda hand, seat: search(hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout))
+
+    def choose(hand: Hand, seat: int) -> Move:
+        known = known_hand(hand.view(seat))
+        if known is not None:
+            return best_move(known)
+        return search(hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout)
+
+    return thinking(choose)
 
 
 def search(
