@@ -170,7 +170,7 @@ def test_greedy_and_search_play_a_house_rule_with_a_scoring_of_its_own():
     (random against random leads by 0 on average, by symmetry of the seats)."""
     house = escoba.load_ruleset(str(HOUSE))
     assert lead_over(house, 2, 30, greedy_bot, random_bot) > 1.0
-    assert lead_over(house, 2, 8, lambda s: search_bot(s, playouts=24), random_bot) > 1.0
+    assert lead_over(house, 2, 30, lambda s: search_bot(s, playouts=24), random_bot) > 1.0
 
 
 # --------------------------------------------------------------------------- strength, loosely
