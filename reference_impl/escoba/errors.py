@@ -103,6 +103,12 @@ class Problem(Record):
         return text
 
 
+class ValueProblem(Problem):
+    """A YAML problem with a value the document still holds, in another form than meant (`no`
+    kept as its text, a value with a tag it may not have): a later stage's problem at that
+    node or inside it is a consequence of this one."""
+
+
 class RulesetError(EscobaError):
     """A ruleset (or any rules document) is invalid: one or more problems, each located."""
 

@@ -138,8 +138,6 @@ class Audit:
         return sum(e.seconds for e in self.entries)
 
     def to_json(self) -> dict[str, Any]:
-        from escoba.mutation.report import figures
-
         return {
             "format": FORMAT, "version": VERSION, "bar": self.bar, "effort": self.effort.to_json(),
             "rulesets": self.rulesets, "cases": self.cases, "ok": self.ok, "seconds": round(self.seconds, 1),
@@ -318,3 +316,30 @@ def _worker_init(effort: Effort, shrink: bool) -> None:
 def _worker_verdict(ident: str) -> Entry:
     effort = _WORKER["effort"]
     return verdict(_WORKER["mutants"][ident], _WORKER["digests"], [VERSION, effort.to_json()], effort, _WORKER["shrink"])
+
+
+def _row(name: str, entries: Sequence[Entry]) -> dict[str, Any]:
+    detected = [e.cases for e in entries if e.verdict == DETECTED]
+    return {
+        "name": name, "mutants": len(entries), "detected": len(detected),
+        "equivalent": sum(e.verdict == EQUIVALENT for e in entries), "survivors": sum(e.verdict == SURVIVOR for e in entries),
+        "weakest": min(detected) if detected else None,
+    }  # fmt: skip
+
+
+def figures(audit: Audit) -> dict[str, Any]:
+    """The audit's counts: in all, per rule point (declaration) and per bundled ruleset."""
+    mutants = audit.mutants
+    points: dict[str, list[Entry]] = {}
+    for e in mutants:
+        points.setdefault(e.point, []).append(e)
+    from escoba.rules.points import POINTS
+
+    order = {p.key: k for k, p in enumerate(POINTS)}
+    return {
+        **_row("all", mutants), "invalid": sum(e.verdict == INVALID for e in audit.entries),
+        "below_bar": len(audit.weak), "registry": sum(e.operator == "registry" for e in mutants),
+        "operators": sum(e.operator != "registry" for e in mutants),
+        "points": [_row(p, points[p]) for p in sorted(points, key=lambda p: (order.get(p, len(order)), p))],
+        "rulesets": [_row(r, [e for e in mutants if r in e.origins]) for r in audit.rulesets],
+    }  # fmt: skip

@@ -10,34 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from escoba.mutation.audit import BAR, DETECTED, EQUIVALENT, INVALID, SURVIVOR, Audit, Entry
-
-
-def _row(name: str, entries: Sequence[Entry]) -> dict[str, Any]:
-    detected = [e.cases for e in entries if e.verdict == DETECTED]
-    return {
-        "name": name, "mutants": len(entries), "detected": len(detected),
-        "equivalent": sum(e.verdict == EQUIVALENT for e in entries), "survivors": sum(e.verdict == SURVIVOR for e in entries),
-        "weakest": min(detected) if detected else None,
-    }  # fmt: skip
-
-
-def figures(audit: Audit) -> dict[str, Any]:
-    """The audit's counts: in all, per rule point (declaration) and per bundled ruleset."""
-    mutants = audit.mutants
-    points: dict[str, list[Entry]] = {}
-    for e in mutants:
-        points.setdefault(e.point, []).append(e)
-    from escoba.rules.points import POINTS
-
-    order = {p.key: k for k, p in enumerate(POINTS)}
-    return {
-        **_row("all", mutants), "invalid": sum(e.verdict == INVALID for e in audit.entries),
-        "below_bar": len(audit.weak), "registry": sum(e.operator == "registry" for e in mutants),
-        "operators": sum(e.operator != "registry" for e in mutants),
-        "points": [_row(p, points[p]) for p in sorted(points, key=lambda p: (order.get(p, len(order)), p))],
-        "rulesets": [_row(r, [e for e in mutants if r in e.origins]) for r in audit.rulesets],
-    }  # fmt: skip
+from escoba.mutation.audit import BAR, EQUIVALENT, Audit, figures
 
 
 def shown_rulesets(names: Sequence[str]) -> str:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from escoba.errors import Location, Problem, RulesetError, UnknownRuleset
+from escoba.errors import Location, Problem, RulesetError, UnknownRuleset, ValueProblem
 from escoba.rules import registry, verdicts
 from escoba.rules.paths import within
 from escoba.rules.resolve import Resolved, load_chain, resolve, ruleset_id, tolerant
-from escoba.rules.yamlload import Document, ValueProblem, load_text
+from escoba.rules.yamlload import Document, load_text
 
 __all__ = ["Resolved", "bundled_ids", "check", "check_document", "load_resolved", "valid_id"]
 

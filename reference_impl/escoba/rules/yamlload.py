@@ -44,12 +44,6 @@ class Document(Record):
         self.positions = positions
 
 
-class ValueProblem(Problem):
-    """A YAML problem with a value the document still holds, in another form than meant (`no`
-    kept as its text, a value with a tag it may not have): a later stage's problem at that
-    node or inside it is a consequence of this one."""
-
-
 class ReadableProblems(RulesetError):
     """Problems of a text that still reads as a document (a YAML 1.1 boolean kept as its text,
     a duplicate key whose first value is kept, a value cut at a comma and joined again):

@@ -23,10 +23,9 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from escoba.errors import Location, Problem, quoted
+from escoba.errors import Location, Problem, ValueProblem, quoted
 from escoba.rules.limits import BOM, MAX_CHARS, MAX_DEPTH, MAX_DIGITS, MAX_NODES
 from escoba.rules.paths import Lines, Pos, child_path, item_path
-from escoba.rules.yamlload import ValueProblem
 
 try:  # libyaml is ten times faster; the pure-Python parser gives the same events
     from yaml import CSafeLoader as _Loader
