@@ -36,6 +36,18 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     return f"'{text}'" if isinstance(value, str) else text
 
 
+def shown(value: object, collection: str = "{}") -> str:
+    """A YAML value named in a message: null, true or false, `a mapping` or `a list` (inside
+    `collection`, e.g. "({})"), anything else `quoted`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return collection.format("a mapping" if isinstance(value, dict) else "a list")
+    return quoted(value)
+
+
 def one_line(text: str) -> str:
     """`text` with each character that is not printable (line breaks, controls, invisible
     format characters, spaces other than ' ') written as its Python escape: `\\n`, `\\x07`,

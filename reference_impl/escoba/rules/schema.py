@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from escoba.data import schemas_dir
-from escoba.errors import Problem, quoted
+from escoba.errors import Problem, quoted, shown
 from escoba.rules.paths import Pos, join, locate
 
 # How to call the allowed values of an enumerated key in a message ("… one of the policies: …").
@@ -147,26 +147,26 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
         return [at(_not_used(key, parts, doc), on_key=True, shown=parts[:-1])]
     if validator == "type":
         wanted = [value] if isinstance(value, str) else list(value)
-        return [at(f"expected {' or '.join(_TYPES[t] for t in wanted)}, got {_show(instance)}")]
+        return [at(f"expected {' or '.join(_TYPES[t] for t in wanted)}, got {shown(instance)}")]
     if validator == "enum":
         noun = _NOUNS.get(key or "", f"values of '{key}'" if key else "values")
-        return [at(f"{_show(instance)} is not one of the {noun}: {', '.join(map(str, value))}")]
+        return [at(f"{shown(instance)} is not one of the {noun}: {', '.join(map(str, value))}")]
     if validator == "const":
         if key == "dsl":
-            return [at(f"unsupported DSL version {_show(instance)} (this escoba reads dsl: {value})")]
-        return [at(f"expected {_show(value)}, got {_show(instance)}")]
+            return [at(f"unsupported DSL version {shown(instance)} (this escoba reads dsl: {value})")]
+        return [at(f"expected {shown(value)}, got {shown(instance)}")]
     if validator == "minimum":
-        return [at(f"must be at least {value}, got {_show(instance)}")]
+        return [at(f"must be at least {value}, got {shown(instance)}")]
     if validator == "maximum":
-        return [at(f"must be at most {value}, got {_show(instance)}")]
+        return [at(f"must be at most {value}, got {shown(instance)}")]
     if validator == "pattern":
-        return [at(f"{_show(instance)} does not have the expected form ({_pattern(value)})")]
+        return [at(f"{shown(instance)} does not have the expected form ({_pattern(value)})")]
     if validator == "minLength":
         return [at("must not be empty")]
     if validator == "minItems":
         return [at(f"needs at least {value} item{'s' if value != 1 else ''}, got {len(instance)}")]
     if validator == "uniqueItems":
-        repeated = sorted({_show(v) for v in instance if instance.count(v) > 1})
+        repeated = sorted({shown(v) for v in instance if instance.count(v) > 1})
         return [at(f"repeated item{'s' if len(repeated) > 1 else ''}: {', '.join(repeated)}")]
     return [at(error.message)]
 
@@ -194,15 +194,3 @@ def _not_used(key: str | None, parts: list[Any], doc: Any) -> str:
 
 def _pattern(pattern: str) -> str:
     return _PATTERNS.get(pattern, f"matching {pattern}")
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return quoted(value)

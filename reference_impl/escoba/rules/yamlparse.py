@@ -23,7 +23,7 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from escoba.errors import Location, Problem, ValueProblem, quoted
+from escoba.errors import Location, Problem, ValueProblem, quoted, shown
 from escoba.rules.limits import BOM, MAX_CHARS, MAX_DEPTH, MAX_DIGITS, MAX_NODES
 from escoba.rules.paths import Lines, Pos, child_path, item_path
 
@@ -447,12 +447,4 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "(a mapping)"
-    if isinstance(value, list):
-        return "(a list)"
-    return quoted(value)
+    return shown(value, "({})")  # after "the value", a mapping reads as an aside
