@@ -63,12 +63,14 @@ def test_a_ruleset_does_not_differ_from_itself(name):
 
 @pytest.mark.parametrize("a,b", list(itertools.combinations(SOURCES, 2)))
 def test_every_pair_runs_all_three_views(capsys, a, b):
-    """Rescoring and simulation run for every pair with a few hands, and the JSON keeps its shape."""
-    data = run_json(capsys, a, b, "--hands", "30", "--matches", "2")
+    """Rescoring and simulation run for every pair with a few hands, under the default bots (the
+    headlines under both strengths), and the JSON keeps its shape."""
+    data = run_json(capsys, a, b, "--hands", "12", "--matches", "1")
     assert set(data) == {"format", "a", "b", "bots", "structural", "rescore", "simulation", "resolution"}
-    assert data["rescore"]["hands"] == 30
-    assert data["rescore"]["replayed"] + sum(f["hands"] for f in data["rescore"]["not_replayed"]) == 30
-    assert data["simulation"]["hands"] == 30 and data["simulation"]["per_match"]
+    assert data["rescore"]["hands"] == 12
+    assert data["rescore"]["replayed"] + sum(f["hands"] for f in data["rescore"]["not_replayed"]) == 12
+    assert data["simulation"]["hands"] == 12 and data["simulation"]["per_match"]
+    assert data["resolution"]["second"]["bots"] == ["random"] and data["resolution"]["correction"]["rows"] == 8
 
 
 # --------------------------------------------------------------------------- pinned differences
@@ -368,11 +370,11 @@ def test_jobs_give_the_numbers_of_one_job(monkeypatch):
 
 def test_overlapping_intervals_are_within_noise(capsys):
     """Overlapping 95% intervals are within noise; identical figures are the same; apart is higher or lower."""
-    data = run_json(capsys, "da", "escoba-doble", "--hands", "200", "--matches", "2")
+    data = run_json(capsys, "da", "escoba-doble", "--hands", "200", "--matches", "2", "--bots", "random")
     rows = {r["key"]: r for r in data["simulation"]["per_hand"]}
-    assert rows["points.cards"]["verdict"] == "same"  # the same games, scored alike
+    assert rows["points.cards"]["verdict"] == "same"  # random bots play the same games, scored alike
     assert rows["points.escobas"]["verdict"] == "higher under B"
-    data = run_json(capsys, "da", "sv", "--hands", "200", "--matches", "2")
+    data = run_json(capsys, "da", "sv", "--hands", "200", "--matches", "2", "--bots", "random")
     rows = {r["key"]: r for r in data["simulation"]["per_hand"]}
     assert rows["points.cards"]["verdict"] == "within noise"  # other deals (sv turns the table first), same rule
     assert rows["points.primera"]["a"]["ci95"][0] <= rows["points.primera"]["a"]["mean"]

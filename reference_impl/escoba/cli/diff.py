@@ -33,15 +33,17 @@ Three views of two rulesets A and B (bundled ids or files):
    McNemar's test for who wins.
 
 The headline differences (all points, escobas, the dealer's side's wins per hand, hands
-per match) close the report: resolved when the paired interval excludes zero (a
-difference is shown) or lies within a stated size (any difference is smaller). With
---until-resolved the hands are played in batches (the first of --batch hands, then
-doubling) until every headline is resolved or --max-hands is reached; the intervals are
-widened for the planned number of looks, so they keep 95% coverage wherever it stops.
+per match) close the report, their intervals corrected for being read together (Holm):
+negligible when the whole interval lies within a stated size, higher or lower when it
+excludes zero, else unresolved. With --until-resolved the hands are played in batches
+(the first of --batch hands, then doubling) until every headline is resolved or
+--max-hands is reached; the intervals are widened for the planned number of looks too.
 
 Bots: random, greedy (one move ahead, by the ruleset's own scoring) or search:PLAYOUTS
 (information-set Monte Carlo tree search; search:0.5s is a time budget, not
-reproducible), one for all seats or one per seat, repeated round the table.
+reproducible), one for all seats or one per seat, repeated round the table. By default
+the diff is played by greedy bots and its headlines again by random ones: a headline
+whose conclusion differs between the two is marked bot-sensitive.
 
 Hand i is dealt and played exactly as `escoba simulate` plays its hand i; --jobs J gives
 the numbers of --jobs 1, and batches change nothing. --hands 0 shows the rules only. The
@@ -49,7 +51,8 @@ exit status is 0 whether or not the rulesets differ; 2 for a bad argument or a m
 ruleset, 1 for an invalid one."""
 EPILOG = """\
 examples:
-  escoba diff da sv                                     2,000 hands, 2 players, random bots
+  escoba diff da sv                                     2,000 hands, 2 players, greedy bots (headlines: random too)
+  escoba diff base fr --bots random                     random bots only
   escoba diff da sv --hands 10000 --jobs 2              more hands, two processes, same numbers
   escoba diff da sv --hands 100000 --cluster tcp://scheduler:8786   on a Dask cluster, same numbers
   escoba diff de fr --players 4 --format markdown       for pasting into an issue
@@ -68,6 +71,10 @@ SEARCH_MAX_HANDS = 200  # with a search bot a hand takes seconds: the default bo
 DEFAULT_BATCH = 500
 SEARCH_BATCH = 50
 PROGRESS_AFTER = 1000  # hands (or any search bot): shorter runs finish before a bar is worth drawing
+# The bots of a default `escoba diff`: the strongest that fits a default run's time, then the
+# second strength its headlines are played under too (a conclusion that changes between them is
+# bot-sensitive). The one line to change when a stronger bot lands.
+DEFAULT_BOTS = ("greedy", "random")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,9 +87,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, metavar="N",
                         help="players at the table (default 2 if both rulesets allow it)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
-    parser.add_argument("--bots", default="random", metavar="NAME[,NAME…]",
+    parser.add_argument("--bots", metavar="NAME[,NAME…]",
                         help="random, greedy or search:PLAYOUTS; one for all seats or one per seat, repeated round "
-                             "the table (default random)")  # fmt: skip
+                             f"the table (default {DEFAULT_BOTS[0]})")  # fmt: skip
+    parser.add_argument("--second-bots", metavar="NAME[,NAME…]|none",
+                        help="the second strength the headlines are played under, to find bot-sensitive ones "
+                             f"(default {DEFAULT_BOTS[1]} when --bots is not given, else none)")  # fmt: skip
     parser.add_argument("--until-resolved", action="store_true",
                         help="play in batches until every headline difference is resolved, or --max-hands")  # fmt: skip
     parser.add_argument("--max-hands", type=int, metavar="N",
@@ -126,14 +136,15 @@ def run(args: argparse.Namespace) -> int:
 def build(args: argparse.Namespace) -> Any:
     """The report for parsed arguments (tests call this directly)."""
     from escoba.diff.compare_sim import Simulated, compare
-    from escoba.diff.paired import Resolution, verdicts
+    from escoba.diff.headlines import Resolution, Strength, verdicts
+    from escoba.diff.paired import ALPHA
     from escoba.diff.report import Games, Report
     from escoba.diff.rescore import Replayer
     from escoba.diff.runner import Job, replay
     from escoba.diff.structural import diff_rulesets
     from escoba.rules import load_resolved
     from escoba.rules.compile import compile_rules
-    from escoba.simulate import Z95, MatchStats, Stats
+    from escoba.simulate import MatchStats, Stats
 
     resolved_a, resolved_b = load_resolved(args.a), load_resolved(args.b)
     structural = diff_rulesets(resolved_a, resolved_b)
@@ -151,8 +162,12 @@ def build(args: argparse.Namespace) -> Any:
     rules_a, rules_b = compile_rules(resolved_a.doc), compile_rules(resolved_b.doc)
     players, bots, jobs = _arguments(rules_a, rules_b, args)
     job = Job(resolved_a.doc, resolved_b.doc, players, args.seed, bots)
+    second = _second_bots(args, bots)
+    # The second strength only plays the headlines of view 3, so only where B is played at all.
+    jobs_played = [job] if second is None or players not in rules_b.player_counts else [job, replace(job, bots=second)]
     if until:
-        part, resolution = _until_resolved(job, args, jobs, (rules_a, rules_b))
+        parts, resolution = _until_resolved(jobs_played, args, jobs, (rules_a, rules_b))
+        part = parts[0]
         hands_played, matches = resolution.hands, resolution.matches
     else:
         matches = args.matches if args.matches is not None else (max(1, args.hands // MATCH_SHARE) if args.hands else 0)
@@ -160,13 +175,16 @@ def build(args: argparse.Namespace) -> Any:
             raise UsageError(f"--matches must be 0 or more, got {matches}")
         hands_played = args.hands
         part = None
-        if args.hands:
-            with _progress(bots, args.hands, "hands") as progress:
-                part = _run(job, args.hands, jobs, progress, (rules_a, rules_b), matches, cluster=args.cluster)
         resolution = None
-        if part is not None:
-            resolution = Resolution(False, (args.hands,), 1, Z95, args.hands, matches,
-                                    verdicts(part.paired, part.paired_matches, Z95))  # fmt: skip
+        if args.hands:
+            parts = []
+            for played in jobs_played:
+                with _progress(played.bots, args.hands, _unit(played, jobs_played)) as progress:
+                    parts.append(_run(played, args.hands, jobs, progress, (rules_a, rules_b), matches, cluster=args.cluster))
+            part = parts[0]
+            found = verdicts([(p.paired, p.paired_matches) for p in parts], ALPHA)
+            strengths = tuple(Strength(p.bots, v) for p, v in zip(jobs_played, found))
+            resolution = Resolution(False, (args.hands,), 1, ALPHA, args.hands, matches, strengths)
 
     rescored = Replayer(rules_a, rules_b, players).shortcut
     if args.transcript is not None:
@@ -198,10 +216,29 @@ def build(args: argparse.Namespace) -> Any:
         else:
             counts = ", ".join(map(str, rules_b.player_counts))
             sim_b = Simulated(None, None, None, f"{rules_b.id} is played by {counts} players, not {players}")
-        z = resolution.z if resolution is not None else Z95
+        assert resolution is not None
         simulation = compare(hands_played, matches, args.seed, players, bots, sim_a, sim_b, part.paired,
-                             part.paired_matches if matches else None, z)  # fmt: skip
+                             part.paired_matches if matches else None, resolution.alpha, resolution.verdicts)  # fmt: skip
     return Report(structural, games, tally, simulation, resolution)
+
+
+def _second_bots(args: argparse.Namespace, bots: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The second strength: --second-bots, else DEFAULT_BOTS' second when --bots is not given;
+    None for `none` or for the run's own bots again."""
+    from escoba.cli.simulate import parse_bots
+
+    spec = getattr(args, "second_bots", None)
+    if spec is None:
+        spec = DEFAULT_BOTS[1] if args.bots is None else "none"
+    if spec.strip() == "none":
+        return None
+    second = parse_bots(spec, "--second-bots")
+    return None if second == bots else second
+
+
+def _unit(job: Any, jobs_played: list[Any]) -> str:
+    """What a progress bar counts: hands, and whose when two strengths are played."""
+    return "hands" if len(jobs_played) == 1 else f"hands ({','.join(job.bots)})"
 
 
 def _run(job: Any, hands: int, jobs: int, progress: Any, rules: Any, matches: int, **more: Any) -> Any:
@@ -210,12 +247,16 @@ def _run(job: Any, hands: int, jobs: int, progress: Any, rules: Any, matches: in
     return run(job, hands, jobs, progress, rules=rules, matches=matches, **more)
 
 
-def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -> tuple[Any, Any]:
-    """Batches of hands (and matches) until every headline difference is resolved."""
-    from escoba.diff.paired import Resolution, schedule, verdicts, z_for
+def _until_resolved(jobs_played: list[Any], args: argparse.Namespace, jobs: int, rules: Any) -> tuple[list[Any], Any]:
+    """Batches of hands (and matches), under each strength, until every headline difference of
+    the first is resolved."""
+    from contextlib import ExitStack
+
+    from escoba.diff.headlines import Resolution, Strength, alpha_for, schedule, verdicts
     from escoba.diff.runner import new_pool, plan
 
-    search = any(b.startswith("search") for b in job.bots)
+    job = jobs_played[0]
+    search = any(b.startswith("search") for played in jobs_played for b in played.bots)
     if args.matches is not None:
         raise UsageError(f"--matches does not go with --until-resolved (matches grow with the hands, one per {RESOLVE_MATCH_SHARE})")
     most = args.max_hands if args.max_hands is not None else (SEARCH_MAX_HANDS if search else DEFAULT_MAX_HANDS)
@@ -225,24 +266,29 @@ def _until_resolved(job: Any, args: argparse.Namespace, jobs: int, rules: Any) -
     if first < 2:
         raise UsageError(f"--batch must be at least 2, got {first}")
     looks = schedule(first, most)
-    z = z_for(len(looks))
-    part = None
+    alpha = alpha_for(len(looks))
+    parts: list[Any] = [None] * len(jobs_played)
     done_hands = done_matches = 0
     taken = 0
-    found: tuple[Any, ...] = ()
+    found: tuple[tuple[Any, ...], ...] = ()
     ends = [(hands, max(1, hands // RESOLVE_MATCH_SHARE)) for hands in looks]  # hands and matches after each look
-    # One pool for every batch, no larger than the largest batch's chunks.
+    # One pool per strength for every batch, no larger than the largest batch's chunks.
     most_tasks = max(len(plan(job, *end, *begin)) for begin, end in zip([(0, 0), *ends], ends, strict=False))
-    with new_pool(job, jobs, most_tasks) as pool:
+    with ExitStack() as stack:
+        pools = [stack.enter_context(new_pool(played, jobs, most_tasks)) for played in jobs_played]
         for k, (hands, matches) in enumerate(ends, 1):
-            with _progress(job.bots, hands - done_hands, f"hands, look {k} of at most {len(looks)}", always=True) as progress:
-                batch = _run(job, hands, jobs, progress, rules, matches, start=done_hands, match_start=done_matches, pool=pool)
-            part = batch if part is None else part.merge(batch)
+            for s, (played, pool) in enumerate(zip(jobs_played, pools)):
+                unit = f"{_unit(played, jobs_played)}, look {k} of at most {len(looks)}"
+                with _progress(played.bots, hands - done_hands, unit, always=True) as progress:
+                    batch = _run(played, hands, jobs, progress, rules, matches, start=done_hands, match_start=done_matches,
+                                 pool=pool)  # fmt: skip
+                parts[s] = batch if parts[s] is None else parts[s].merge(batch)
             done_hands, done_matches, taken = hands, matches, k
-            found = verdicts(part.paired, part.paired_matches, z)
-            if all(v.resolved for v in found):
+            found = verdicts([(p.paired, p.paired_matches) for p in parts], alpha)
+            if all(v.resolved for v in found[0]):
                 break
-    return part, Resolution(True, tuple(looks), taken, z, done_hands, done_matches, found)
+    strengths = tuple(Strength(played.bots, v) for played, v in zip(jobs_played, found))
+    return parts, Resolution(True, tuple(looks), taken, alpha, done_hands, done_matches, strengths)
 
 
 class _progress:
@@ -263,6 +309,7 @@ class _progress:
 
 
 def _arguments(rules_a: Any, rules_b: Any, args: argparse.Namespace) -> tuple[int, tuple[str, ...], int]:
+    """Players, the run's own bots (--bots, else DEFAULT_BOTS' first) and jobs, checked."""
     from escoba.cli.simulate import check_arguments
 
     players = args.players
@@ -271,7 +318,7 @@ def _arguments(rules_a: Any, rules_b: Any, args: argparse.Namespace) -> tuple[in
         players = 2 if 2 in common else (common[0] if common else None)
     # Players are checked against A only: hands are played under A, and B's refusal of the
     # player count is itself a result (no hand replays, B is not simulated).
-    return check_arguments(rules_a, players, args.bots, args.jobs)
+    return check_arguments(rules_a, players, args.bots if args.bots is not None else DEFAULT_BOTS[0], args.jobs)
 
 
 def _transcript_hands(path: str, rules_a: Any, players: int | None) -> list[Any]:

@@ -97,21 +97,26 @@ def check_arguments(rules: Any, players: int | None, bots: str, jobs: int) -> tu
 
     Shared with `escoba play`, which takes the same --players and --bots.
     """
-    from escoba.engine.bots import bot_maker
-    from escoba.errors import EscobaError
-
     counts = rules.player_counts
     if players is None:
         players = 2 if 2 in counts else counts[0]
     elif players not in counts:
         raise UsageError(f"{rules.id} is played by {_join(counts)} players, not {players}")
+    return players, parse_bots(bots), worker_count(jobs)
+
+
+def parse_bots(bots: str, option: str = "--bots") -> tuple[str, ...]:
+    """The bots of a `NAME[,NAME…]` option, each checked; UsageError (exit 2) naming `option` otherwise."""
+    from escoba.engine.bots import bot_maker
+    from escoba.errors import EscobaError
+
     names = tuple(b.strip() for b in bots.split(","))
     for name in names:
         try:
-            bot_maker(name, " in --bots")
+            bot_maker(name, f" in {option}")
         except EscobaError as error:
             raise UsageError(str(error)) from None
-    return players, names, worker_count(jobs)
+    return names
 
 
 def add_cluster_argument(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,9 @@ Hand `i` under A and hand `i` under B start from the same shuffle and the same s
 (`escoba.simulate`'s seeds), so the difference between the two columns is the rules', not
 the cards'. Every figure is a mean per hand with a 95% confidence interval, and every
 difference B − A is measured pair by pair (`escoba.diff.paired`): its interval comes from the
-spread of the per-hand (per-match) differences, and the verdict from that interval alone.
+per-hand (per-match) differences (Student's t, or McNemar's exact test for a yes/no figure),
+and the verdict from that interval alone. The rows that are headlines (`escoba.diff.headlines`)
+carry the headline's interval, corrected for the headlines being read together.
 
 `escoba.simulate` keeps statistics per side. The diff also needs each category's points per
 hand for all sides together (a "most" category gives its point to one side or nobody, so the
@@ -15,12 +17,12 @@ keeps those sums beside simulate's `Accumulator`, from the same hands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any
 
-from escoba.diff.paired import Difference, Discordance, PairedHands, PairedMatches, Pairs, mcnemar
+from escoba.diff.headlines import Verdict
+from escoba.diff.paired import ALPHA, Difference, PairedHands, PairedMatches, Pairs, YesNo
 from escoba.engine.hand import Hand
-from escoba.simulate import Z95, Estimate, MatchStats, Stats
+from escoba.simulate import Estimate, MatchStats, Stats
 
 
 @dataclass
@@ -72,19 +74,21 @@ class Totals:
 @dataclass(frozen=True)
 class Row:
     """One compared figure: A's and B's estimates (None where a ruleset has no such thing) and
-    the paired difference B − A (None when the figure cannot be paired)."""
+    the paired difference B − A (None when the figure cannot be paired); a headline row carries
+    its headline's verdict, whose interval is its difference."""
 
     key: str
     label: str
     a: Estimate | None
     b: Estimate | None
     difference: Difference | None = None
-    exact: bool = True  # False: a yes/no figure whose McNemar test does not reject "no difference"
+    headline: Verdict | None = None
 
     @property
     def verdict(self) -> str:
-        """`same`, `within noise`, `higher under B`, `lower under B`, `only A`, `only B` or `—`:
-        from the paired difference's interval when there is one."""
+        """`same`, `within noise`, `higher under B`, `lower under B`, `below` (a headline shown
+        negligible), `only A`, `only B` or `—`: from the paired difference's interval when
+        there is one."""
         a, b = self.a, self.b
         if a is None and b is None:
             return "—"
@@ -92,11 +96,11 @@ class Row:
             return "only A"
         if a is None:
             return "only B"
+        if self.headline is not None:
+            status = self.headline.status
+            return "within noise" if status == "unresolved" else status
         if self.difference is not None:
-            shown = self.difference.direction
-            if not self.exact and shown in ("higher under B", "lower under B"):
-                return "within noise"  # the normal interval is too kind to a handful of discordant pairs
-            return shown
+            return self.difference.direction
         if (a.mean, a.half) == (b.mean, b.half):
             return "same"  # the very same hands scored alike: not even noise
         if a.half is None or b.half is None:
@@ -113,6 +117,7 @@ class Row:
             "b": None if self.b is None else self.b.to_json(),
             "difference": None if self.difference is None else self.difference.to_json(),
             "verdict": self.verdict,
+            "headline": self.headline is not None,  # its difference is the headline's, corrected
         }
 
 
@@ -137,9 +142,9 @@ class Comparison:
     b: Simulated
     per_hand: tuple[Row, ...]  # categories, then total points, escobas, the dealer's side's wins
     per_match: tuple[Row, ...]  # hands per match, each side's match wins, the first dealer's side's wins
-    tests: dict[str, Discordance] = field(default_factory=dict)  # McNemar: dealer_wins, first_dealer_wins
+    tests: dict[str, YesNo] = field(default_factory=dict)  # McNemar: dealer_wins, first_dealer_wins
     winner_changed: dict[str, tuple[int, int]] = field(default_factory=dict)  # hands/matches: (changed, pairs)
-    z: float = Z95  # the quantile of the differences' intervals (wider than 1.96 after several looks)
+    alpha: float = ALPHA  # the error of each row that is not a headline (less than 5% after several looks)
 
     def row(self, key: str) -> Row | None:
         return next((r for r in (*self.per_hand, *self.per_match) if r.key == key), None)
@@ -152,12 +157,12 @@ class Comparison:
             "players": self.players,
             "bots": list(self.bots),
             "confidence": 0.95,
-            "difference_z": self.z,
+            "difference_confidence": 1 - self.alpha,
             "a_unplayable": self.a.reason,
             "b_unplayable": self.b.reason,
             "per_hand": [r.to_json() for r in self.per_hand],
             "per_match": [r.to_json() for r in self.per_match],
-            "paired_tests": {key: t.to_json() for key, t in self.tests.items()},
+            "paired_tests": {key: t.test_json() for key, t in self.tests.items()},
             "winner_changed": {key: {"changed": c, "pairs": n, "share": c / n if n else None}
                                for key, (c, n) in self.winner_changed.items()},
             "sides": {
@@ -177,67 +182,66 @@ def compare(
     b: Simulated,
     paired: PairedHands | None = None,
     paired_matches: PairedMatches | None = None,
-    z: float = Z95,
+    alpha: float = ALPHA,
+    headlines: tuple[Verdict, ...] = (),
 ) -> Comparison:
     """Line up A's and B's figures: categories matched by id, A's order first; differences
-    paired hand by hand and match by match, with intervals at the quantile `z`."""
+    paired hand by hand and match by match, with (1 − alpha) intervals, but the headline rows
+    with their headline's corrected interval."""
     cats_a = list(a.totals.categories) if a.totals else []
     cats_b = list(b.totals.categories) if b.totals else []
+    verdict_of = {v.headline.key: v for v in headlines}
 
-    def diff(pairs: Pairs | None) -> Difference | None:
-        return None if pairs is None else pairs.difference(z)
-
-    alpha = 2 * (1 - NormalDist().cdf(z))  # the error the intervals allow, for the exact tests
-
-    def agrees(pairs: Pairs | None) -> bool:
-        """For a yes/no figure: does McNemar's exact test also reject "no difference"?"""
-        return pairs is None or mcnemar(pairs) < alpha
+    def row(key: str, label: str, ea: Estimate | None, eb: Estimate | None, pairs: Pairs | None) -> Row:
+        verdict = verdict_of.get(key)
+        if verdict is not None:
+            return Row(key, label, ea, eb, verdict.difference, verdict)
+        return Row(key, label, ea, eb, None if pairs is None else pairs.difference(alpha))
 
     rows: list[Row] = []
     for cat in cats_a + [c for c in cats_b if c not in cats_a]:
         k = paired.categories.index(cat) if paired is not None and cat in paired.categories else None
         rows.append(
-            Row(
+            row(
                 f"points.{cat}",
                 cat,
                 a.totals.estimate(cat) if a.totals and cat in cats_a else None,
                 b.totals.estimate(cat) if b.totals and cat in cats_b else None,
-                diff(paired.points[k]) if paired is not None and k is not None else None,
+                paired.points[k] if paired is not None and k is not None else None,
             )
         )
-    rows.append(Row("points.total", "all points", _opt(a.totals, "total"), _opt(b.totals, "total"),
-                    diff(paired.total if paired else None)))  # fmt: skip
-    rows.append(Row("escobas", "escobas made", a.stats.escobas if a.stats else None, b.stats.escobas if b.stats else None,
-                    diff(paired.escobas if paired else None)))  # fmt: skip
-    tests: dict[str, Discordance] = {}
+    rows.append(row("points.total", "all points", _opt(a.totals, "total"), _opt(b.totals, "total"),
+                    paired.total if paired else None))  # fmt: skip
+    rows.append(row("escobas", "escobas made", a.stats.escobas if a.stats else None, b.stats.escobas if b.stats else None,
+                    paired.escobas if paired else None))  # fmt: skip
+    tests: dict[str, YesNo] = {}
     changed: dict[str, tuple[int, int]] = {}
     if paired is not None:
-        w = paired.dealer_wins_pairs
-        rows.append(Row("dealer_wins", "dealer's side wins the hand", _binary(w.n, w.sum_a), _binary(w.n, w.sum_b), diff(w),
-                        agrees(w)))  # fmt: skip
-        tests["dealer_wins"] = paired.dealer_wins
+        w = paired.dealer_wins
+        rows.append(row("dealer_wins", "dealer's side wins the hand", _binary(w.n, w.sum_a), _binary(w.n, w.sum_b), w))
+        tests["dealer_wins"] = w
         changed["hands"] = (paired.winner_changed, paired.total.n)
     per_match: list[Row] = []
     ma, mb, pm = a.matches, b.matches, paired_matches
     if ma is not None or mb is not None:
-        per_match.append(Row("hands_per_match", "hands per match", ma.hands_per_match if ma else None,
-                             mb.hands_per_match if mb else None, diff(pm.hands if pm else None)))  # fmt: skip
+        per_match.append(row("hands_per_match", "hands per match", ma.hands_per_match if ma else None,
+                             mb.hands_per_match if mb else None, pm.hands if pm else None))  # fmt: skip
         sides = max(len(ma.win_rate) if ma else 0, len(mb.win_rate) if mb else 0)
         for s in range(sides):
             wa = ma.win_rate[s] if ma and s < len(ma.win_rate) else None
             wb = mb.win_rate[s] if mb and s < len(mb.win_rate) else None
             pairs = pm.side_wins[s] if pm is not None and s < len(pm.side_wins) else None
-            per_match.append(Row(f"match_wins.{s}", f"side {s} wins", wa, wb, diff(pairs), agrees(pairs)))
+            per_match.append(row(f"match_wins.{s}", f"side {s} wins", wa, wb, pairs))
         if pm is not None:
-            f = pm.first_dealer_wins_pairs
-            per_match.append(Row("first_dealer_wins", "first dealer's side wins", _binary(f.n, f.sum_a),
-                                 _binary(f.n, f.sum_b), diff(f), agrees(f)))  # fmt: skip
-            tests["first_dealer_wins"] = pm.first_dealer_wins
+            f = pm.first_dealer_wins
+            per_match.append(row("first_dealer_wins", "first dealer's side wins", _binary(f.n, f.sum_a),
+                                 _binary(f.n, f.sum_b), f))  # fmt: skip
+            tests["first_dealer_wins"] = f
             changed["matches"] = (pm.winner_changed, pm.hands.n)
         if (ma and ma.shared) or (mb and mb.shared):
             shared = pm.shared if pm else None
-            per_match.append(Row("match_shared", "shared wins", _share(ma), _share(mb), diff(shared), agrees(shared)))
-    return Comparison(hands, matches, seed, players, tuple(bots), a, b, tuple(rows), tuple(per_match), tests, changed, z)
+            per_match.append(row("match_shared", "shared wins", _share(ma), _share(mb), shared))
+    return Comparison(hands, matches, seed, players, tuple(bots), a, b, tuple(rows), tuple(per_match), tests, changed, alpha)
 
 
 def _binary(n: int, yes: int) -> Estimate:

@@ -2,66 +2,96 @@
 
 Hand i is dealt from the same deck order, with the same seeded bots, under A and under B
 (`escoba.simulate`'s seeds), and so is match j. A figure's difference is therefore measured
-pair by pair: d_i = (B's figure in hand i) − (A's figure in hand i), and its mean has the
-interval mean(d) ± z · sd(d) / √n. Most of what makes one hand differ from another (the cards)
-is the same on both sides of a pair, so sd(d) is much smaller than the spread of either side,
-and a real difference shows with far fewer hands than two independent intervals would need.
+pair by pair: d_i = (B's figure in hand i) − (A's figure in hand i). Most of what makes one
+hand differ from another (the cards) is the same on both sides of a pair, so the spread of the
+d_i is much smaller than the spread of either side, and a real difference shows with far fewer
+hands than two independent intervals would need.
 
-For yes/no figures (did the dealer's side win the hand?) the paired test is McNemar's: only
-the discordant pairs (yes under A and no under B, or the reverse) carry information, and under
-"no difference" each discordant pair goes either way with probability 1/2 (an exact binomial
-test).
+Two kinds of interval, each the right one for its figure at any number of pairs:
 
-`--until-resolved` looks at the data several times (after 1, 2, 4, 8 … batches); each look
-would spend 5% of error if its interval were a plain 95% one. The looks are planned in advance
-(they depend only on the batch size and `--max-hands`), so every interval of such a run is
-widened for all of them at once (Bonferroni: 95% / K per look), and the reported intervals keep
-95% coverage whenever the run stops.
+- a figure with a value (points, escobas, hands per match): Student's t on the differences,
+  mean(d) ± t(n−1) · sd(d) / √n. With many pairs t is the normal quantile; with few it is
+  wider, as it must be (4 matches: 3.18, not 1.96). It is exact when the differences are
+  normal; below `FEW_PAIRS` pairs it rests on that, and the report says so.
+- a yes/no figure (the dealer's side wins the hand): only the discordant pairs (yes under A
+  and no under B, or the reverse) carry information. Given D of them, the number that went B's
+  way is binomial(D, π), and "no difference" is π = ½: McNemar's exact test. The interval on
+  the difference of the two shares, q · (2π − 1) with q the share of pairs that are discordant,
+  takes Clopper–Pearson bounds for π and for q (`YesNo.difference`): it excludes zero exactly
+  when McNemar's test rejects at the same level, so the two never disagree, and it never claims
+  a difference from a handful of discordant pairs, however many pairs agree.
+
+Each interval is at a stated level (95%, or wider where several are read together:
+escoba.diff.headlines) and carries the p-value of the test it inverts, so a label read off the
+interval and a p-value printed beside it say the same thing.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any
 
-from escoba.simulate import Z95, Estimate
+from escoba.diff.distributions import beta_quantile, t_quantile, t_two_sided
 
-CONFIDENCE = 0.95
-
-
-def z_for(looks: int) -> float:
-    """The two-sided normal quantile that keeps 95% coverage over `looks` planned looks."""
-    if looks <= 1:
-        return Z95
-    return NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / (2 * looks))
+ALPHA = 0.05  # one interval on its own: 95%
+FEW_PAIRS = 30  # below this many pairs a t interval rests on near-normal differences: the report warns
 
 
 @dataclass(frozen=True)
-class Difference(Estimate):
-    """B − A, paired: the mean difference and its interval `mean ± half` (None below 2 pairs)."""
+class Difference:
+    """B − A, paired: the mean difference and its interval [low, high] (None below 2 pairs) at
+    `confidence`, with the two-sided p-value of "no difference" by the test the interval inverts.
+
+    `method` is "t" (Student's t on the differences) or "exact" (a yes/no figure: McNemar)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    n: int
+    p_value: float = 1.0
+    confidence: float = 1 - ALPHA
+    method: str = "t"
+
+    @property
+    def half(self) -> float | None:
+        """Half the width of a symmetric (t) interval; None for an exact interval or none."""
+        if self.low is None or self.high is None or self.method != "t":
+            return None
+        return (self.high - self.low) / 2
+
+    @property
+    def same(self) -> bool:
+        """Every pair equal: not even noise."""
+        return self.n > 0 and self.mean == 0 and self.low == 0 and self.high == 0
+
+    @property
+    def few(self) -> bool:
+        """A t interval on fewer than FEW_PAIRS pairs: it rests on near-normal differences."""
+        return self.method == "t" and 0 < self.n < FEW_PAIRS and not self.same
 
     @property
     def direction(self) -> str:
         """`higher under B`, `lower under B` (the interval excludes zero), `same` (every pair
-        equal) or `within noise`."""
-        if self.half == 0 and self.mean == 0:
+        equal) or `within noise`: read off the interval, never off anything else."""
+        if self.same:
             return "same"
-        if self.half is None:
+        if self.low is None or self.high is None:
             return "within noise"
-        if self.mean - self.half > 0:
+        if self.low > 0:
             return "higher under B"
-        if self.mean + self.half < 0:
+        if self.high < 0:
             return "lower under B"
         return "within noise"
 
     def below(self, size: float) -> bool:
         """True when the whole interval lies within ±size: any difference is smaller than that."""
-        return self.half is not None and -size < self.mean - self.half and self.mean + self.half < size
+        return self.low is not None and self.high is not None and -size < self.low and self.high < size
 
     def to_json(self) -> dict[str, Any]:
-        return {"mean": self.mean, "ci": [self.low, self.high] if self.half is not None else None}
+        return {"mean": self.mean, "ci": [self.low, self.high] if self.low is not None else None,
+                "confidence": self.confidence, "method": self.method, "p_value": self.p_value,
+                "few_pairs": self.few}  # fmt: skip
 
 
 @dataclass
@@ -92,47 +122,82 @@ class Pairs:
         self.sum_d2 += other.sum_d2
         return self
 
-    def difference(self, z: float = Z95) -> Difference:
+    def _spread(self) -> float | None:
+        """The standard error of mean(d); None below 2 pairs."""
+        n = self.n
+        if n < 2:
+            return None
+        return math.sqrt(max(0.0, (self.sum_d2 - self.sum_d * self.sum_d / n) / (n - 1)) / n)
+
+    def p_value(self) -> float:
+        """Student's paired t test of "no difference", two-sided."""
+        se = self._spread()
+        if se is None or self.sum_d == 0:
+            return 1.0
+        return 0.0 if se == 0 else t_two_sided(self.sum_d / self.n / se, self.n - 1)
+
+    def difference(self, alpha: float = ALPHA) -> Difference:
+        """mean(d) ± t · sd(d)/√n, the two-sided (1 − alpha) Student t interval."""
         n = self.n
         if n == 0:
-            return Difference(0.0, None, 0)
-        mean = self.sum_d / n
-        if n < 2:
-            return Difference(mean, None, n)
-        variance = max(0.0, (self.sum_d2 - self.sum_d * self.sum_d / n) / (n - 1))
-        return Difference(mean, z * math.sqrt(variance / n), n)
+            return Difference(0.0, None, None, 0)
+        if self.sum_d2 == 0:
+            return Difference(0.0, 0.0, 0.0, n, 1.0, 1 - alpha)  # every pair equal
+        mean, se = self.sum_d / n, self._spread()
+        if se is None:
+            return Difference(mean, None, None, n, 1.0, 1 - alpha)
+        # se == 0: every pair moved by the same amount, shown without doubt.
+        half = t_quantile(alpha, n - 1) * se if se else 0.0
+        return Difference(mean, mean - half, mean + half, n, self.p_value(), 1 - alpha)
 
 
 @dataclass
-class Discordance:
-    """A yes/no figure on pairs: how often it holds under A only, under B only, under both."""
+class YesNo(Pairs):
+    """Pairs of a yes/no figure (1 for yes): its difference is McNemar's, exact at any size."""
 
-    a_only: int = 0
-    b_only: int = 0
-    both: int = 0
-    n: int = 0
+    @property
+    def a_only(self) -> int:
+        return (self.sum_d2 - self.sum_d) // 2
 
-    def add(self, a: bool, b: bool) -> None:
-        self.n += 1
-        if a and b:
-            self.both += 1
-        elif a:
-            self.a_only += 1
-        elif b:
-            self.b_only += 1
+    @property
+    def b_only(self) -> int:
+        return (self.sum_d2 + self.sum_d) // 2
 
-    def merge(self, other: Discordance) -> Discordance:
-        self.a_only += other.a_only
-        self.b_only += other.b_only
-        self.both += other.both
-        self.n += other.n
-        return self
+    @property
+    def both(self) -> int:
+        return self.sum_a - self.a_only
 
     def p_value(self) -> float:
         """McNemar's exact test: two-sided binomial p-value of the discordant pairs' split."""
         return binomial_two_sided(min(self.a_only, self.b_only), self.a_only + self.b_only)
 
-    def to_json(self) -> dict[str, Any]:
+    def difference(self, alpha: float = ALPHA) -> Difference:
+        """The share under B − the share under A, with an interval that excludes zero exactly
+        when McNemar's exact test rejects "no difference" at `alpha`.
+
+        With D discordant pairs among n, of which b went B's way: the difference is q(2π − 1)
+        for q the share of discordant pairs and π the chance that one goes B's way. [π_L, π_U]
+        is the Clopper–Pearson (1 − alpha) interval of b in D (its bounds cross ½ exactly when
+        the exact binomial test does, the binomial at ½ being symmetric), and each end of the
+        interval scales 2π − 1 by the Clopper–Pearson bound of q that moves it away from zero:
+        a far end is only reached when π or q lies beyond its own bound on that side."""
+        n, a, b = self.n, self.a_only, self.b_only
+        discordant = a + b
+        if n == 0:
+            return Difference(0.0, None, None, 0, 1.0, 1 - alpha, "exact")
+        if discordant == 0:
+            return Difference(0.0, 0.0, 0.0, n, 1.0, 1 - alpha, "exact")
+        half_alpha = alpha / 2
+        pi_low = beta_quantile(half_alpha, b, discordant - b + 1) if b > 0 else 0.0
+        pi_high = beta_quantile(1 - half_alpha, b + 1, discordant - b) if b < discordant else 1.0
+        q_low = beta_quantile(half_alpha, discordant, n - discordant + 1)
+        q_high = beta_quantile(1 - half_alpha, discordant + 1, n - discordant) if discordant < n else 1.0
+        lo, hi = 2 * pi_low - 1, 2 * pi_high - 1
+        low = lo * (q_high if lo < 0 else q_low)
+        high = hi * (q_high if hi > 0 else q_low)
+        return Difference((b - a) / n, low, high, n, self.p_value(), 1 - alpha, "exact")
+
+    def test_json(self) -> dict[str, Any]:
         return {"pairs": self.n, "a_only": self.a_only, "b_only": self.b_only, "both": self.both,
                 "test": "McNemar (exact binomial on the discordant pairs)", "p_value": self.p_value()}  # fmt: skip
 
@@ -160,8 +225,7 @@ class PairedHands:
     points: list[Pairs] = field(default_factory=list)  # per category, all sides together
     total: Pairs = field(default_factory=Pairs)
     escobas: Pairs = field(default_factory=Pairs)
-    dealer_wins: Discordance = field(default_factory=Discordance)  # the dealer's side wins outright
-    dealer_wins_pairs: Pairs = field(default_factory=Pairs)
+    dealer_wins: YesNo = field(default_factory=YesNo)  # the dealer's side wins outright
     winner_changed: int = 0
 
     def __post_init__(self) -> None:
@@ -173,8 +237,7 @@ class PairedHands:
             self.points[k].add(a.points[cat], b.points[cat])
         self.total.add(a.total, b.total)
         self.escobas.add(a.escobas, b.escobas)
-        self.dealer_wins.add(a.dealer_won, b.dealer_won)
-        self.dealer_wins_pairs.add(int(a.dealer_won), int(b.dealer_won))
+        self.dealer_wins.add(int(a.dealer_won), int(b.dealer_won))
         if a.winner != b.winner:
             self.winner_changed += 1
 
@@ -184,7 +247,6 @@ class PairedHands:
         self.total.merge(other.total)
         self.escobas.merge(other.escobas)
         self.dealer_wins.merge(other.dealer_wins)
-        self.dealer_wins_pairs.merge(other.dealer_wins_pairs)
         self.winner_changed += other.winner_changed
         return self
 
@@ -222,20 +284,18 @@ class PairedMatches:
 
     sides: int = 0
     hands: Pairs = field(default_factory=Pairs)
-    first_dealer_wins: Discordance = field(default_factory=Discordance)  # the first dealer's side wins alone
-    first_dealer_wins_pairs: Pairs = field(default_factory=Pairs)
-    side_wins: list[Pairs] = field(default_factory=list)  # side s wins alone
-    shared: Pairs = field(default_factory=Pairs)  # a shared win
+    first_dealer_wins: YesNo = field(default_factory=YesNo)  # the first dealer's side wins alone
+    side_wins: list[YesNo] = field(default_factory=list)  # side s wins alone
+    shared: YesNo = field(default_factory=YesNo)  # a shared win
     winner_changed: int = 0
 
     def __post_init__(self) -> None:
         if not self.side_wins:
-            self.side_wins = [Pairs() for _ in range(self.sides)]
+            self.side_wins = [YesNo() for _ in range(self.sides)]
 
     def add(self, a: MatchResult, b: MatchResult) -> None:
         self.hands.add(a.hands, b.hands)
-        self.first_dealer_wins.add(a.first_dealer_won, b.first_dealer_won)
-        self.first_dealer_wins_pairs.add(int(a.first_dealer_won), int(b.first_dealer_won))
+        self.first_dealer_wins.add(int(a.first_dealer_won), int(b.first_dealer_won))
         for s, pairs in enumerate(self.side_wins):
             pairs.add(int(a.alone == s), int(b.alone == s))
         self.shared.add(int(a.shared), int(b.shared))
@@ -245,7 +305,6 @@ class PairedMatches:
     def merge(self, other: PairedMatches) -> PairedMatches:
         self.hands.merge(other.hands)
         self.first_dealer_wins.merge(other.first_dealer_wins)
-        self.first_dealer_wins_pairs.merge(other.first_dealer_wins_pairs)
         for mine, theirs in zip(self.side_wins, other.side_wins):
             mine.merge(theirs)
         self.shared.merge(other.shared)
@@ -267,123 +326,3 @@ class MatchResult:
         seats = frozenset(seat for s in winners for seat in sides[s])
         alone = winners[0] if len(winners) == 1 else None
         return cls(match.hands_played, alone is not None and first_dealer in seats, seats, alone, len(winners) > 1)
-
-
-# --------------------------------------------------------------------------- headlines
-@dataclass(frozen=True)
-class Headline:
-    """A difference `--until-resolved` plays on for, and the size below which it is negligible."""
-
-    key: str
-    label: str
-    size: float
-    unit: str
-
-
-HEADLINES = (
-    Headline("points.total", "all points per hand", 0.1, "points"),
-    Headline("escobas", "escobas made per hand", 0.1, "escobas"),
-    Headline("dealer_wins", "hands won by the dealer's side", 0.02, "share"),
-    Headline("hands_per_match", "hands per match", 0.25, "hands"),
-)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    headline: Headline
-    difference: Difference
-    exact: bool = True  # False: a yes/no headline whose McNemar test does not reject "no difference"
-
-    @property
-    def status(self) -> str:
-        """`higher under B` / `lower under B` (a difference shown), `below SIZE` (shown to be
-        smaller than the headline's size), `same` (identical in every pair) or `unresolved`."""
-        d = self.difference.direction
-        if d == "same" or (d in ("higher under B", "lower under B") and self.exact):
-            return d
-        if self.difference.below(self.headline.size):
-            return "below"
-        return "unresolved"
-
-    @property
-    def resolved(self) -> bool:
-        return self.status != "unresolved"
-
-    def to_json(self) -> dict[str, Any]:
-        h = self.headline
-        return {"key": h.key, "label": h.label, "size": h.size, "unit": h.unit, "difference": self.difference.to_json(),
-                "pairs": self.difference.n, "status": self.status, "resolved": self.resolved}  # fmt: skip
-
-
-def schedule(first: int, most: int) -> list[int]:
-    """The planned looks: `first` hands, then doubling, the last at `most` (all ≥ 1)."""
-    first = max(1, min(first, most))
-    looks = [first]
-    while looks[-1] < most:
-        looks.append(min(most, looks[-1] * 2))
-    return looks
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """How far the hands went and which headline differences they settled.
-
-    `looks` are the planned numbers of hands at which the data is looked at (one look without
-    `--until-resolved`); `taken` how many were reached; `z` the quantile of every difference's
-    interval (1.96 for one look, wider for several)."""
-
-    until_resolved: bool
-    looks: tuple[int, ...]
-    taken: int
-    z: float
-    hands: int
-    matches: int
-    verdicts: tuple[Verdict, ...]
-
-    @property
-    def resolved(self) -> bool:
-        return all(v.resolved for v in self.verdicts)
-
-    @property
-    def stopped(self) -> str:
-        """`resolved`, `max_hands` (the last planned look was reached) or `single run`."""
-        if not self.until_resolved:
-            return "single run"
-        return "resolved" if self.resolved else "max_hands"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "until_resolved": self.until_resolved,
-            "stopped": self.stopped,
-            "hands": self.hands,
-            "matches": self.matches,
-            "looks_planned": list(self.looks),
-            "looks_taken": self.taken,
-            "z": self.z,
-            "headlines": [v.to_json() for v in self.verdicts],
-        }
-
-
-def verdicts(paired: PairedHands | None, matches: PairedMatches | None, z: float) -> tuple[Verdict, ...]:
-    """The headline differences, paired, at the quantile `z` (none when B is not played)."""
-    if paired is None:
-        return ()
-    source: dict[str, Pairs | None] = {
-        "points.total": paired.total,
-        "escobas": paired.escobas,
-        "dealer_wins": paired.dealer_wins_pairs,
-        "hands_per_match": matches.hands if matches is not None and matches.hands.n else None,
-    }
-    alpha = 2 * (1 - NormalDist().cdf(z))
-    out = []
-    for h in HEADLINES:
-        pairs = source[h.key]
-        if pairs is not None:
-            out.append(Verdict(h, pairs.difference(z), h.unit != "share" or mcnemar(pairs) < alpha))
-    return tuple(out)
-
-
-def mcnemar(pairs: Pairs) -> float:
-    """McNemar's exact p-value for a yes/no figure kept as Pairs of 0s and 1s."""
-    a_only, b_only = (pairs.sum_d2 - pairs.sum_d) // 2, (pairs.sum_d2 + pairs.sum_d) // 2
-    return binomial_two_sided(min(a_only, b_only), a_only + b_only)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from escoba.diff.compare_sim import Comparison, Row
-from escoba.diff.paired import Difference, Pairs, Resolution
+from escoba.diff.headlines import Headline, Resolution, Verdict
+from escoba.diff.paired import ALPHA, FEW_PAIRS, Difference, Pairs
 from escoba.diff.rescore import Tally, role_name
 from escoba.diff.structural import StructuralDiff
 from escoba.errors import shorten
@@ -160,13 +161,30 @@ def _num(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def _diff(d: Difference | None, percent: bool = False) -> str:
-    """A paired difference B − A: `+1.370 ± 0.052`, or in percentage points for shares."""
+def _diff(d: Difference | None, percent: bool = False, level: float | None = 0.95) -> str:
+    """A paired difference B − A: `+1.370 ± 0.052`, an exact (asymmetric) interval as
+    `-2.1 [-3.6, -0.6] pts` (shares in percentage points); its confidence in brackets when it
+    is not the table's `level` (always, for None); `†` after a t interval on fewer than
+    FEW_PAIRS pairs."""
     if d is None:
         return "—"
+    scale, digits = (100, 1) if percent else (1, 3)
+    text = f"{scale * d.mean:+.{digits}f}"
+    if d.low is not None and d.high is not None:
+        if d.half is not None or d.low == d.high:
+            text += f" ± {scale * (d.half or 0.0):.{digits}f}"
+        else:
+            text += f" [{scale * d.low:+.{digits}f}, {scale * d.high:+.{digits}f}]"
     if percent:
-        return f"{100 * d.mean:+.1f}" + ("" if d.half is None else f" ± {100 * d.half:.1f}") + " pts"
-    return f"{d.mean:+.3f}" + ("" if d.half is None else f" ± {d.half:.3f}")
+        text += " pts"
+    if d.low is not None and (level is None or abs(d.confidence - level) > 1e-9):
+        text += f" ({_level(d.confidence)})"
+    return text + (" †" if d.few else "")
+
+
+def _level(confidence: float) -> str:
+    """A confidence as a percentage: 95%, 98.33%, 99.38%."""
+    return f"{100 * confidence:.2f}".rstrip("0").rstrip(".") + "%"
 
 
 def _est(e: Any, percent: bool = False) -> str:
@@ -322,33 +340,45 @@ def _render_simulation(report: Report, out: list[str], heading: Any, para: Any, 
     heading("3. Each ruleset on its own, from the same seeds")
     bots = ",".join(sim.bots)
     matches = f" and {sim.matches} matches" if sim.matches else ""
-    level = "95%" if abs(sim.z - 1.96) < 0.01 else f"95% over the planned looks, z = {sim.z:.2f}"
+    level = 1 - sim.alpha
+    plain = "95%" if abs(level - 0.95) < 1e-9 else f"{_level(level)}, for the planned looks"
     para(f"{sim.hands} hands{matches} per ruleset, {sim.players} players, {bots} bots, seed {sim.seed}; "
          "means per hand (all sides together) with 95% intervals; B − A is paired, hand i under "
-         f"{a} against hand i under {b} (match j against match j), with its interval ({level}).")  # fmt: skip
+         f"{a} against hand i under {b} (match j against match j), with its {plain} interval (Student's t; "
+         "for a yes/no row, [low, high] from McNemar's exact test). The headline rows (all points, escobas made, "
+         "the dealer's side's wins, hands per match) carry the corrected interval of the headline table below, "
+         "at the level in brackets.")  # fmt: skip
     for side, name in ((sim.a, a), (sim.b, b)):
         if side.reason:
             para(f"{name} not played: {side.reason}.")
     blank()
     share = {"dealer_wins", "first_dealer_wins", "match_shared"}
-    rows = [[r.label, _est(r.a, r.key in share), _est(r.b, r.key in share), _diff(r.difference, r.key in share),
+    rows = [[r.label, _est(r.a, r.key in share), _est(r.b, r.key in share), _diff(r.difference, r.key in share, level),
              _verdict(r, a, b)] for r in sim.per_hand]  # fmt: skip
     out.append(table(["per hand", a, b, "B − A", "difference"], rows))
     out.append("\n")
     if sim.per_match:
         rows = [
             [r.label, _est(r.a, percent=r.key != "hands_per_match"), _est(r.b, percent=r.key != "hands_per_match"),
-             _diff(r.difference, r.key != "hands_per_match"), _verdict(r, a, b)]
+             _diff(r.difference, r.key != "hands_per_match", level), _verdict(r, a, b)]
             for r in sim.per_match
         ]  # fmt: skip
         out.append(table(["per match", a, b, "B − A", "difference"], rows))
         out.append("\n")
+    few = [r.label for r in (*sim.per_hand, *sim.per_match) if r.difference is not None and r.difference.few]
+    if few:
+        para(f"† fewer than {FEW_PAIRS} pairs ({', '.join(few)}): a t interval this small is only as good as "
+             "the differences are close to normal; play more to rely on it.")  # fmt: skip
     lines = []
     for key, what in (("dealer_wins", "hands won by the dealer's side"), ("first_dealer_wins", "matches won by the first dealer's side")):
         t = sim.tests.get(key)
         if t is not None and t.n:
+            row = sim.row(key)
+            corrected = ""
+            if row is not None and row.headline is not None and report.resolution is not None:
+                corrected = f" ({_p(row.headline.adjusted_p)} corrected for the {report.resolution.family} headline rows)"
             lines.append(f"{what}: {t.a_only} pairs only under {a}, {t.b_only} only under {b}, "
-                         f"McNemar exact p = {_p(t.p_value())}")  # fmt: skip
+                         f"McNemar exact p = {_p(t.p_value())}{corrected}")  # fmt: skip
     for key, (changed, pairs) in sim.winner_changed.items():
         if pairs:
             unit = "hand" if key == "hands" else "match"
@@ -364,30 +394,57 @@ def _p(p: float) -> str:
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
+def _size(h: Headline) -> str:
+    return f"{100 * h.size:.0f} pts" if h.unit == "share" else f"{h.size:g} {h.unit}"
+
+
+def _status(v: Verdict, b: str) -> str:
+    status = v.status.replace("under B", f"under {b}")
+    return f"below {_size(v.headline)}" if status == "below" else status
+
+
 def _render_resolution(report: Report, out: list[str], heading: Any, para: Any, blank: Any, table: Any) -> None:
     res = report.resolution
     assert res is not None
     b = report.structural.b.id
     heading("Headline differences", 3)
+    first, second = res.strengths[0], res.second
+    mine = ",".join(first.bots)
+    headers = ["headline", "negligible below", f"B − A ({mine})", "what the interval shows"]
+    theirs = None
+    if second is not None:
+        theirs = ",".join(second.bots)
+        headers += [f"B − A ({theirs})", f"under {theirs}", "bot-sensitive?"]
+    headers.append("resolved?")
     rows = []
-    for v in res.verdicts:
+    for v in first.verdicts:
         share = v.headline.unit == "share"
-        size = f"{100 * v.headline.size:.0f} pts" if share else f"{v.headline.size:g} {v.headline.unit}"
-        status = v.status.replace("under B", f"under {b}")
-        if status == "below":
-            status = f"below {size}"
-        rows.append([v.headline.label, _diff(v.difference, share), size, status, "yes" if v.resolved else "no"])
-    out.append(table(["headline", "B − A (paired)", "negligible below", "what the interval shows", "resolved?"], rows))
+        row = [v.headline.label, _size(v.headline), _diff(v.difference, share, None), _status(v, b)]
+        if second is not None:
+            other = next((w for w in second.verdicts if w.headline.key == v.headline.key), None)
+            sensitive = res.sensitive(v.headline.key)
+            row += [_diff(other.difference if other else None, share, None), _status(other, b) if other else "—",
+                    "—" if sensitive is None else ("yes" if sensitive else "no")]  # fmt: skip
+        resolved = "yes" if v.resolved else ("no: few pairs" if v.difference.few and v.status != "unresolved" else "no")
+        rows.append([*row, resolved])
+    out.append(table(headers, rows))
     out.append("\n")
+    para(f"Each interval is at the level in brackets: the {res.family} headline rows are corrected for being read "
+         "together (Holm), so that a diff of two rulesets that play alike claims a difference in at most "
+         f"{100 * ALPHA:g}% of runs. "
+         "Negligible (below) when the whole interval lies within ± the size; higher or lower when it excludes "
+         f"zero; resolved when either holds on at least {FEW_PAIRS} pairs (for a t interval).")  # fmt: skip
+    if second is not None:
+        para(f"Bot-sensitive: the conclusion under {mine} (higher, lower, negligible or unresolved) is not the one "
+             f"under {theirs}; what the rule does depends on how well it is played.")  # fmt: skip
     if res.until_resolved:
         how = ("every headline resolved" if res.stopped == "resolved"
                else f"--max-hands reached with {sum(not v.resolved for v in res.verdicts)} not resolved")  # fmt: skip
         para(f"--until-resolved: {how} after {res.hands:,} hands and {res.matches:,} matches "
              f"(look {res.taken} of at most {len(res.looks)}, at {', '.join(f'{n:,}' for n in res.looks)} hands; "
-             f"intervals widened for {len(res.looks)} looks, z = {res.z:.2f}).")  # fmt: skip
+             f"each look spends {100 * res.alpha:.3g}% of error).")  # fmt: skip
     else:
-        para("A headline is resolved when its paired interval excludes zero, or lies within ± the size below "
-             "which it is negligible; --until-resolved plays on until each one is.")  # fmt: skip
+        para("--until-resolved plays on until each headline is resolved.")
     blank()
 
 
@@ -401,6 +458,8 @@ def _verdict(row: Row, a: str, b: str) -> str:
         return f"only {a}"
     if v == "only B":
         return f"only {b}"
+    if v == "below" and row.headline is not None:
+        return f"below {_size(row.headline.headline)}"
     return v
 
 
