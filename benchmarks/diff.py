@@ -3,6 +3,7 @@ never a test: other work on the machine moves it.
 
     python benchmarks/diff.py [--hands N] [--jobs J] [--bots SPEC] [--rounds R] [A B]
     python benchmarks/diff.py --bots expert --rounds 3      # the skilled-play goal (docs/bots.md)
+    python benchmarks/diff.py base fr --defaults            # `escoba diff base fr`, nothing else
 
 Goals on a 2-core machine: `escoba diff da sv --hands 10000 --jobs 2` under 10 s with random
 bots, and under 2 minutes with the strongest bot `diff` uses (both sides played by it).
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hands", type=int, default=10000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--bots", help="the --bots of escoba diff (default: diff's own default)")
+    parser.add_argument("--defaults", action="store_true", help="time `escoba diff A B` with no options, as a user first runs it")
     parser.add_argument("--rounds", "--repeat", type=int, default=3, dest="rounds")
     parser.add_argument("--yardstick", help="the plain loop to run between rounds (default: as escoba bench finds it)")
     parser.add_argument("--yardstick-hands", type=int, default=20000)
@@ -63,9 +65,9 @@ def median_line(rounds: int, shown: str, walls: list[float], cpus: list[float], 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    command = [sys.executable, "-m", "escoba", "diff", args.a, args.b, "--hands", str(args.hands), "--jobs", str(args.jobs)]
-    if args.bots:
-        command += ["--bots", args.bots]
+    command = [sys.executable, "-m", "escoba", "diff", args.a, args.b]
+    if not args.defaults:
+        command += ["--hands", str(args.hands), "--jobs", str(args.jobs)] + (["--bots", args.bots] if args.bots else [])
     shown = " ".join(["escoba", *command[3:]])
     yardstick = find_yardstick(args.yardstick)
     print(f"yardstick: {yardstick['path']}")

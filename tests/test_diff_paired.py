@@ -15,7 +15,7 @@ import escoba
 from escoba.cli.diff import DEFAULT_BOTS
 from escoba.cli.main import main
 from escoba.diff import runner
-from escoba.diff.headlines import HEADLINES, Verdict, alpha_for, holm, schedule
+from escoba.diff.headlines import HEADLINES, Resolution, Strength, Verdict, alpha_for, holm, schedule
 from escoba.diff.paired import FEW_PAIRS, Difference, Pairs, YesNo, binomial_two_sided
 from escoba.rules import load_resolved
 from escoba.simulate import deal_hand, derive_seed, seat_makers
@@ -92,6 +92,28 @@ def test_a_difference_inside_the_negligible_band_is_below_not_lower():
     assert Verdict(escobas, Difference(-0.08, -0.12, -0.04, 400)).status == "lower under B"
     assert Verdict(escobas, Difference(-0.03, -0.12, 0.06, 400)).status == "unresolved"
     assert Verdict(escobas, Difference(0.0, 0.0, 0.0, 400)).status == "same"
+
+
+def test_a_headline_is_bot_sensitive_when_the_conclusions_differ():
+    """Negligible under one strength and lower under the other: bot-sensitive; the same
+    conclusion: not; unresolved under one: sensitive only when the two intervals have no value
+    in common, else the run cannot tell (None), as it cannot with one strength."""
+    escobas = next(h for h in HEADLINES if h.key == "escobas")
+
+    def resolution(*differences: Difference) -> Resolution:
+        strengths = tuple(Strength((bots,), (Verdict(escobas, d),)) for bots, d in zip(("greedy", "random"), differences))
+        return Resolution(False, (2000,), 1, 0.05, 2000, 50, strengths)
+
+    lower, also_lower = Difference(-0.9, -1.0, -0.8, 2000), Difference(-0.5, -0.7, -0.3, 2000)
+    below, same = Difference(0.0, -0.03, 0.03, 2000), Difference(0.0, 0.0, 0.0, 2000)
+    overlapping, apart = Difference(-0.4, -0.9, 0.1, 50), Difference(0.2, -0.1, 0.5, 50)
+    assert resolution(below, lower).sensitive("escobas") is True
+    assert resolution(same, lower).sensitive("escobas") is True
+    assert resolution(same, below).sensitive("escobas") is False  # both negligible
+    assert resolution(lower, also_lower).sensitive("escobas") is False
+    assert resolution(apart, lower).sensitive("escobas") is True
+    assert resolution(overlapping, lower).sensitive("escobas") is None
+    assert resolution(lower).sensitive("escobas") is None and resolution(lower, lower).family == 2
 
 
 # --------------------------------------------------------------------------- small samples
@@ -312,7 +334,13 @@ def test_default_bots_play_the_headlines_under_two_strengths(capsys):
     for h in res["headlines"]:
         conclusion = {"same": "negligible", "below": "negligible"}.get
         mine, theirs = conclusion(h["status"], h["status"]), conclusion(second[h["key"]]["status"], second[h["key"]]["status"])
-        assert h["bot_sensitive"] == (mine != theirs)
+        (low, high), (low2, high2) = h["difference"]["ci"], second[h["key"]]["difference"]["ci"]
+        if mine == theirs:
+            assert h["bot_sensitive"] is False
+        elif "unresolved" not in (mine, theirs) or high < low2 or high2 < low:
+            assert h["bot_sensitive"] is True
+        else:
+            assert h["bot_sensitive"] is None
     levels = sorted(h["difference"]["confidence"] for strength in (res, res["second"]) for h in strength["headlines"])
     assert levels[-1] == pytest.approx(1 - 0.05 / 8)  # the smallest p-value of the eight at 5%/8
     assert run_json(capsys, "da", "sv", "--hands", "40", "--matches", "2", "--bots", "random")["resolution"]["second"] is None

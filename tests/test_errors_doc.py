@@ -968,6 +968,7 @@ EXAMPLES: dict[str, Producer] = {
     "the Dask scheduler at … cannot run chunks: it has no worker after … s": cluster_failure(workers=0),
     "the Dask cluster at … finished no chunk within … s (no worker left?)": cluster_no_chunk,
     "--cluster needs Dask: pip install 'escoba[cluster]'": cluster_without_dask,
+    "unknown bot 'foo' in --second-bots; known bots: random, greedy, expert, search:PLAYOUTS": cli_errors("diff", "da", "sv", "--second-bots", "foo"),
 }
 
 

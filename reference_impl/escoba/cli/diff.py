@@ -250,8 +250,6 @@ def _run(job: Any, hands: int, jobs: int, progress: Any, rules: Any, matches: in
 def _until_resolved(jobs_played: list[Any], args: argparse.Namespace, jobs: int, rules: Any) -> tuple[list[Any], Any]:
     """Batches of hands (and matches), under each strength, until every headline difference of
     the first is resolved."""
-    from contextlib import ExitStack
-
     from escoba.diff.headlines import Resolution, Strength, alpha_for, schedule, verdicts
     from escoba.diff.runner import new_pool, plan
 
@@ -272,16 +270,15 @@ def _until_resolved(jobs_played: list[Any], args: argparse.Namespace, jobs: int,
     taken = 0
     found: tuple[tuple[Any, ...], ...] = ()
     ends = [(hands, max(1, hands // RESOLVE_MATCH_SHARE)) for hands in looks]  # hands and matches after each look
-    # One pool per strength for every batch, no larger than the largest batch's chunks.
+    # One pool for every batch of both strengths, no larger than the largest batch's chunks.
     most_tasks = max(len(plan(job, *end, *begin)) for begin, end in zip([(0, 0), *ends], ends, strict=False))
-    with ExitStack() as stack:
-        pools = [stack.enter_context(new_pool(played, jobs, most_tasks)) for played in jobs_played]
+    with new_pool(jobs_played, jobs, most_tasks) as pool:
         for k, (hands, matches) in enumerate(ends, 1):
-            for s, (played, pool) in enumerate(zip(jobs_played, pools)):
+            for s, played in enumerate(jobs_played):
                 unit = f"{_unit(played, jobs_played)}, look {k} of at most {len(looks)}"
                 with _progress(played.bots, hands - done_hands, unit, always=True) as progress:
                     batch = _run(played, hands, jobs, progress, rules, matches, start=done_hands, match_start=done_matches,
-                                 pool=pool)  # fmt: skip
+                                 pool=pool, slot=s)  # fmt: skip
                 parts[s] = batch if parts[s] is None else parts[s].merge(batch)
             done_hands, done_matches, taken = hands, matches, k
             found = verdicts([(p.paired, p.paired_matches) for p in parts], alpha)

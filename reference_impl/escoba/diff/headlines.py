@@ -25,9 +25,10 @@ such a run is widened for all of them at once (Bonferroni: alpha / K per look, t
 a look), and the reported conclusions keep their error rate whenever the run stops.
 
 Two strengths: `escoba diff`'s default bots play the headlines under a strong and a weaker
-strength (cli/diff.py, DEFAULT_BOTS); a row whose conclusion (higher, lower, negligible or
-unresolved) is not the same under both is *bot-sensitive*: what the rule does depends on how
-well it is played.
+strength (cli/diff.py, DEFAULT_BOTS); a row whose conclusion (higher, lower or negligible) is
+not the same under both is *bot-sensitive*: what the rule does depends on how well it is
+played. Where one strength leaves the row unresolved, the row is bot-sensitive only if the two
+intervals have no value in common; otherwise the run cannot tell.
 """
 
 from __future__ import annotations
@@ -141,6 +142,13 @@ def verdicts(
     return tuple(tuple(v) for v in found)
 
 
+def _apart(x: Difference, y: Difference) -> bool:
+    """Two intervals with no value in common."""
+    if x.low is None or x.high is None or y.low is None or y.high is None:
+        return False
+    return x.high < y.low or y.high < x.low
+
+
 def schedule(first: int, most: int) -> list[int]:
     """The planned looks: `first` hands, then doubling, the last at `most` (all ≥ 1)."""
     first = max(1, min(first, most))
@@ -192,7 +200,12 @@ class Resolution:
         return sum(len(s.verdicts) for s in self.strengths)
 
     def sensitive(self, key: str) -> bool | None:
-        """Does the headline's conclusion change between the two strengths? None with one."""
+        """Does the headline's conclusion change between the two strengths?
+
+        True when both reach a conclusion and they differ, or when one is unresolved but the
+        two intervals have no value in common (whatever the difference is under one bot, it is
+        not that under the other); False when the conclusions are the same; None when one is
+        unresolved and the intervals overlap (it cannot tell), or with one strength."""
         second = self.second
         if second is None:
             return None
@@ -200,7 +213,11 @@ class Resolution:
         theirs = next((v for v in second.verdicts if v.headline.key == key), None)
         if mine is None or theirs is None:
             return None
-        return mine.conclusion != theirs.conclusion
+        if mine.conclusion == theirs.conclusion:
+            return False
+        if "unresolved" not in (mine.conclusion, theirs.conclusion):
+            return True
+        return True if _apart(mine.difference, theirs.difference) else None
 
     @property
     def resolved(self) -> bool:

@@ -424,7 +424,7 @@ def _render_resolution(report: Report, out: list[str], heading: Any, para: Any, 
             other = next((w for w in second.verdicts if w.headline.key == v.headline.key), None)
             sensitive = res.sensitive(v.headline.key)
             row += [_diff(other.difference if other else None, share, None), _status(other, b) if other else "—",
-                    "—" if sensitive is None else ("yes" if sensitive else "no")]  # fmt: skip
+                    "can't tell" if sensitive is None else ("yes" if sensitive else "no")]  # fmt: skip
         resolved = "yes" if v.resolved else ("no: few pairs" if v.difference.few and v.status != "unresolved" else "no")
         rows.append([*row, resolved])
     out.append(table(headers, rows))
@@ -435,8 +435,9 @@ def _render_resolution(report: Report, out: list[str], heading: Any, para: Any, 
          "Negligible (below) when the whole interval lies within ± the size; higher or lower when it excludes "
          f"zero; resolved when either holds on at least {FEW_PAIRS} pairs (for a t interval).")  # fmt: skip
     if second is not None:
-        para(f"Bot-sensitive: the conclusion under {mine} (higher, lower, negligible or unresolved) is not the one "
-             f"under {theirs}; what the rule does depends on how well it is played.")  # fmt: skip
+        para(f"Bot-sensitive: the conclusion under {mine} (higher, lower or negligible) is not the one under {theirs}, "
+             "or one is unresolved and the two intervals have no value in common: what the rule does depends on how "
+             "well it is played. Can't tell: one is unresolved and the intervals overlap.")  # fmt: skip
     if res.until_resolved:
         how = ("every headline resolved" if res.stopped == "resolved"
                else f"--max-hands reached with {sum(not v.resolved for v in res.verdicts)} not resolved")  # fmt: skip

@@ -196,13 +196,14 @@ def run(
     start: int = 0,
     match_start: int = 0,
     pool: Any = None,
+    slot: int = 0,
     cluster: str | None = None,
 ) -> Part:
     """Hands `start … hands-1` under A (replayed under B) and under B, and matches
     `match_start … matches-1` of each. `progress(done, total)` counts hands, a match weighing as
-    much as `MATCH_WEIGHT` hands. `pool`: an executor already started with `_init(job)`
-    (`--until-resolved` keeps one for all its batches); else one is made for this run.
-    `cluster`: the same tasks on a Dask scheduler, or "local" (`escoba.cluster`)."""
+    much as `MATCH_WEIGHT` hands. `pool`: an executor from `new_pool` whose jobs hold this one at
+    `slot` (`--until-resolved` keeps one for all its batches and both bot strengths); else one is
+    made for this run. `cluster`: the same tasks on a Dask scheduler, or "local" (`escoba.cluster`)."""
     tasks = plan(job, hands, matches, start, match_start)
     if not tasks:
         raise ValueError("nothing to play")
@@ -236,7 +237,7 @@ def run(
         own = pool is None
         # Our own pool lives for this run; a pool from the caller (--until-resolved) is theirs to end.
         with worker_pool(jobs, len(tasks), _init, (job,)) if own else contextlib.nullcontext(pool) as executor:
-            futures = {executor.submit(_task, task): k for k, task in enumerate(tasks)}
+            futures = {executor.submit(_task, task, slot if not own else 0): k for k, task in enumerate(tasks)}
             for future in as_completed(futures):
                 finished(futures[future], future.result())
     # In the order of the indices: the merge does not depend on which chunk finished first.
@@ -262,15 +263,15 @@ def plan(job: Job, hands: int, matches: int, start: int = 0, match_start: int = 
     return tasks
 
 
-def new_pool(job: Job, jobs: int, tasks: int) -> Any:
+def new_pool(played: Sequence[Job], jobs: int, tasks: int) -> Any:
     """A context giving a pool of `jobs` workers (never more than `tasks`, the most any run
-    will be given) ready for `run(..., pool=...)`, or None when one process will do; its
-    workers stop with it, at once on an interrupt (processes.worker_pool)."""
+    will be given) ready for `run(played[k], ..., pool=..., slot=k)`, or None when one process
+    will do; its workers stop with it, at once on an interrupt (processes.worker_pool)."""
     if jobs <= 1 or tasks <= 1:
         return contextlib.nullcontext(None)
     from escoba.processes import worker_pool
 
-    return worker_pool(jobs, tasks, _init, (job,))
+    return worker_pool(jobs, tasks, _init, tuple(played))
 
 
 def replay(job: Job, hands: Sequence[Played], rules: tuple[Rules, Rules]) -> Tally:
@@ -278,17 +279,15 @@ def replay(job: Job, hands: Sequence[Played], rules: tuple[Rules, Rules]) -> Tal
     return _Context(job, *rules).replay_all(hands)
 
 
-_worker: _Context | None = None
+_workers: list[_Context] = []  # in a worker process: a context per job the pool serves
 
 
-def _init(job: Job) -> None:
-    global _worker
-    _worker = _Context(job)
+def _init(*played: Job) -> None:
+    _workers[:] = [_Context(job) for job in played]
 
 
-def _task(task: tuple[str, int, int]) -> Part:
-    assert _worker is not None
-    return _worker.task(task)
+def _task(task: tuple[str, int, int], slot: int = 0) -> Part:
+    return _workers[slot].task(task)
 
 
 _cluster_contexts: dict[str, _Context] = {}  # on a Dask worker: one context per job token
