@@ -96,8 +96,8 @@ def test_a_difference_inside_the_negligible_band_is_below_not_lower():
 
 def test_a_headline_is_bot_sensitive_when_the_conclusions_differ():
     """Negligible under one strength and lower under the other: bot-sensitive; the same
-    conclusion: not; unresolved under one: sensitive only when the two intervals have no value
-    in common, else the run cannot tell (None), as it cannot with one strength."""
+    conclusion: not; unresolved under one or both: sensitive only when the two intervals have
+    no value in common, else the run cannot tell (None), as it cannot with one strength."""
     escobas = next(h for h in HEADLINES if h.key == "escobas")
 
     def resolution(*differences: Difference) -> Resolution:
@@ -113,6 +113,7 @@ def test_a_headline_is_bot_sensitive_when_the_conclusions_differ():
     assert resolution(lower, also_lower).sensitive("escobas") is False
     assert resolution(apart, lower).sensitive("escobas") is True
     assert resolution(overlapping, lower).sensitive("escobas") is None
+    assert resolution(overlapping, apart).sensitive("escobas") is None  # both unresolved: no conclusion to compare
     assert resolution(lower).sensitive("escobas") is None and resolution(lower, lower).family == 2
 
 
@@ -335,9 +336,9 @@ def test_default_bots_play_the_headlines_under_two_strengths(capsys):
         conclusion = {"same": "negligible", "below": "negligible"}.get
         mine, theirs = conclusion(h["status"], h["status"]), conclusion(second[h["key"]]["status"], second[h["key"]]["status"])
         (low, high), (low2, high2) = h["difference"]["ci"], second[h["key"]]["difference"]["ci"]
-        if mine == theirs:
-            assert h["bot_sensitive"] is False
-        elif "unresolved" not in (mine, theirs) or high < low2 or high2 < low:
+        if "unresolved" not in (mine, theirs):
+            assert h["bot_sensitive"] is (mine != theirs)
+        elif high < low2 or high2 < low:
             assert h["bot_sensitive"] is True
         else:
             assert h["bot_sensitive"] is None

@@ -27,7 +27,7 @@ a look), and the reported conclusions keep their error rate whenever the run sto
 Two strengths: `escoba diff`'s default bots play the headlines under a strong and a weaker
 strength (cli/diff.py, DEFAULT_BOTS); a row whose conclusion (higher, lower or negligible) is
 not the same under both is *bot-sensitive*: what the rule does depends on how well it is
-played. Where one strength leaves the row unresolved, the row is bot-sensitive only if the two
+played. Where a strength leaves the row unresolved, the row is bot-sensitive only if the two
 intervals have no value in common; otherwise the run cannot tell.
 """
 
@@ -202,10 +202,11 @@ class Resolution:
     def sensitive(self, key: str) -> bool | None:
         """Does the headline's conclusion change between the two strengths?
 
-        True when both reach a conclusion and they differ, or when one is unresolved but the
-        two intervals have no value in common (whatever the difference is under one bot, it is
-        not that under the other); False when the conclusions are the same; None when one is
-        unresolved and the intervals overlap (it cannot tell), or with one strength."""
+        True when both reach a conclusion and they differ, or when one is unresolved but the two
+        intervals have no value in common (whatever the difference is under one bot, it is not
+        that under the other); False when both reach the same conclusion; None when it is
+        unresolved under one and the intervals overlap, or under both (it cannot tell), or with
+        one strength."""
         second = self.second
         if second is None:
             return None
@@ -213,10 +214,8 @@ class Resolution:
         theirs = next((v for v in second.verdicts if v.headline.key == key), None)
         if mine is None or theirs is None:
             return None
-        if mine.conclusion == theirs.conclusion:
-            return False
         if "unresolved" not in (mine.conclusion, theirs.conclusion):
-            return True
+            return mine.conclusion != theirs.conclusion
         return True if _apart(mine.difference, theirs.difference) else None
 
     @property

@@ -18,8 +18,9 @@ Two kinds of interval, each the right one for its figure at any number of pairs:
   way is binomial(D, π), and "no difference" is π = ½: McNemar's exact test. The interval on
   the difference of the two shares, q · (2π − 1) with q the share of pairs that are discordant,
   takes Clopper–Pearson bounds for π and for q (`YesNo.difference`): it excludes zero exactly
-  when McNemar's test rejects at the same level, so the two never disagree, and it never claims
-  a difference from a handful of discordant pairs, however many pairs agree.
+  when McNemar's test rejects at the same level, so the two never disagree, and a few
+  discordant pairs among many that agree count for no more than McNemar's test says they do
+  (a normal interval on the 0/1 differences would call 5 in 1,000, all one way, a difference).
 
 Each interval is at a stated level (95%, or wider where several are read together:
 escoba.diff.headlines) and carries the p-value of the test it inverts, so a label read off the

@@ -436,8 +436,8 @@ def _render_resolution(report: Report, out: list[str], heading: Any, para: Any, 
          f"zero; resolved when either holds on at least {FEW_PAIRS} pairs (for a t interval).")  # fmt: skip
     if second is not None:
         para(f"Bot-sensitive: the conclusion under {mine} (higher, lower or negligible) is not the one under {theirs}, "
-             "or one is unresolved and the two intervals have no value in common: what the rule does depends on how "
-             "well it is played. Can't tell: one is unresolved and the intervals overlap.")  # fmt: skip
+             "or it is unresolved under one and the two intervals have no value in common: what the rule does depends "
+             "on how well it is played. Can't tell: unresolved under one and the intervals overlap.")  # fmt: skip
     if res.until_resolved:
         how = ("every headline resolved" if res.stopped == "resolved"
                else f"--max-hands reached with {sum(not v.resolved for v in res.verdicts)} not resolved")  # fmt: skip
