@@ -41,3 +41,22 @@ def test_an_example_in_docs_diff_md_is_what_the_command_prints(capsys, monkeypat
         assert block == out
     else:
         assert block in out and (out.startswith(block) or ("\n" + block) in out)
+
+
+def test_base_fr_under_the_defaults_finds_the_escoba_change_negligible_and_bot_sensitive():
+    """The documented `escoba diff base fr` (the defaults; the test above pins it to the real
+    output) calls the escobas under greedy play negligible or within noise, where random play
+    shows them lower, and marks that row bot-sensitive; all points stay lower under both."""
+    block = next(b for kind, command, b in examples() if command == "diff base fr")
+    rows = {}
+    for line in block.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) == 8:
+            rows[cells[0]] = cells
+    header = rows["headline"]
+    assert header[2:] == ["B − A (greedy)", "what the interval shows", "B − A (random)", "under random", "bot-sensitive?",
+                          "resolved?"]  # fmt: skip
+    escobas = rows["escobas made per hand"]
+    assert escobas[3] in ("below 0.1 escobas", "unresolved") and escobas[5] == "lower under fr" and escobas[6] == "yes"
+    points = rows["all points per hand"]
+    assert points[3] == points[5] == "lower under fr" and points[6] == "no"

@@ -350,6 +350,17 @@ def test_default_bots_play_the_headlines_under_two_strengths(capsys):
     assert both["resolution"]["second"]["bots"] == ["greedy"] and both["resolution"]["correction"]["rows"] == 8
 
 
+def test_da_against_da_sevens_keeps_its_conclusions_under_both_strengths(capsys):
+    """da → da-sevens (three more sevens score a point each): more points a hand and shorter
+    matches under greedy play and under random play alike, neither row bot-sensitive."""
+    res = run_json(capsys, "da", "da-sevens", "--hands", "400", "--matches", "40")["resolution"]
+    for strength in (res, res["second"]):
+        statuses = {h["key"]: h["status"] for h in strength["headlines"]}
+        assert statuses["points.total"] == "higher under B" and statuses["hands_per_match"] == "lower under B"
+    sensitive = {h["key"]: h["bot_sensitive"] for h in res["headlines"]}
+    assert sensitive["points.total"] is False and sensitive["hands_per_match"] is False
+
+
 # --------------------------------------------------------------------------- --until-resolved
 def test_until_resolved_stops_when_every_headline_is_resolved(capsys):
     """With random bots da against escoba-doble resolves at some look; the report says which

@@ -14,9 +14,10 @@ difference where there is none stays at most alpha (5% per look). The Holm-adjus
 
 A headline is *negligible* when its whole interval lies within ± its size (`below`): decided
 by the interval alone, before the direction, so a difference far smaller than the size is
-`below` under every seed whose interval is narrow enough, never `lower` under one and `below`
-under another. Otherwise it is `higher` / `lower` when the interval excludes zero, `same`
-when every pair is equal, or `unresolved`. A t interval on fewer than FEW_PAIRS pairs is
+`below` under every seed whose interval fits in the band, even one that also excludes zero
+(read direction first, it came out `lower` under one seed and `below` under another).
+Otherwise it is `higher` / `lower` when the interval excludes zero, `same` when every pair is
+equal, or `unresolved`. A t interval on fewer than FEW_PAIRS pairs is
 marked as such and does not count as resolved.
 
 `--until-resolved` looks at the data several times (after 1, 2, 4, 8 … batches); the looks are
