@@ -144,11 +144,19 @@ def _cases() -> list[tuple[str, Example]]:
     return [(name, e) for name in CHECKED for e in read(DOCS / name).examples if e.shown or e.mode != "whole" or e.alone]
 
 
+# What a page's command printed in a fresh folder of the page's files: the same command shown
+# again (excerpts of one `escoba diff`, each a greedy run of seconds) is not run again.
+_printed: dict[tuple[str, str], str] = {}
+
+
 @pytest.mark.parametrize("name, example", _cases(), ids=lambda x: x if isinstance(x, str) else f"{x.line}: {x.command}")
 def test_a_console_example_shows_what_its_command_prints(name, example, tmp_path):
     """The lines shown under a `$ escoba …` command are what it prints in a folder holding the page's files."""
     page = read(DOCS / name)
-    printed = run(example, folder_for(page, tmp_path / "here"))
+    key = (name, example.command)
+    if key not in _printed:
+        _printed[key] = run(example, folder_for(page, tmp_path / "here"))
+    printed = _printed[key]
     assert example.shown, f"docs/{name}:{example.line}: `{example.command}` shows no output"
     assert agrees(example, printed), f"docs/{name}:{example.line}: `{example.command}` ({example.mode}) now prints:\n{printed}"
 
