@@ -4,10 +4,10 @@ Four figures close `escoba diff` (all points per hand, escobas made per hand, ha
 side wins, hands per match), under each bot strength the run plays. A reader looks at all of
 them at once and remembers whichever shows a difference, so each is not tested at 5% on its
 own: with eight plain 95% intervals, a diff of a ruleset against a relabelled copy of itself
-would claim something in about a third of runs. The intervals of all the headline rows of a
-run are corrected together by Holm's step-down method (Holm 1979): sorted by p-value, the
-first is tested at alpha/m, the next at alpha/(m − 1), … until one shows no difference; that
-one and every later row keep that step's level. Each row's interval is printed at the level it
+would claim something in more than a quarter of runs (benchmarks/diff_null.py: 28%). The
+intervals of all the headline rows of a run are corrected together by Holm's step-down method
+(Holm 1979): sorted by p-value, the first is tested at alpha/m, the next at alpha/(m − 1), …
+until one shows no difference; that one and every later row keep that step's level. Each row's interval is printed at the level it
 was tested at, so its label follows the interval beside it, and the chance that a run claims any
 difference where there is none stays at most alpha (5% per look). The Holm-adjusted p-value
 (`Verdict.adjusted_p`) is below alpha exactly when the row's interval excludes zero.
