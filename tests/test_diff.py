@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import escoba
+from escoba.cli.diff import DEFAULT_BOTS
 from escoba.cli.main import main
 from escoba.diff import runner
 from escoba.diff.rescore import Replayer
@@ -70,7 +71,7 @@ def test_every_pair_runs_all_three_views(capsys, a, b):
     assert data["rescore"]["hands"] == 12
     assert data["rescore"]["replayed"] + sum(f["hands"] for f in data["rescore"]["not_replayed"]) == 12
     assert data["simulation"]["hands"] == 12 and data["simulation"]["per_match"]
-    assert data["resolution"]["second"]["bots"] == ["random"] and data["resolution"]["correction"]["rows"] == 8
+    assert data["resolution"]["second"]["bots"] == [DEFAULT_BOTS[1]] and data["resolution"]["correction"]["rows"] == 8
 
 
 # --------------------------------------------------------------------------- pinned differences

@@ -43,11 +43,11 @@ def test_an_example_in_docs_diff_md_is_what_the_command_prints(capsys, monkeypat
         assert block in out and (out.startswith(block) or ("\n" + block) in out)
 
 
-def test_base_fr_under_the_defaults_finds_the_escoba_change_negligible_and_bot_sensitive():
-    """The documented `escoba diff base fr` (the defaults; the test above pins it to the real
-    output) calls the escobas under greedy play negligible or within noise, where random play
+def test_base_fr_under_greedy_and_random_finds_the_escoba_change_negligible_and_bot_sensitive():
+    """The documented `escoba diff base fr --bots greedy --second-bots random` (the test above
+    pins it to the real output) calls the escobas under greedy play negligible or within noise, where random play
     shows them lower, and marks that row bot-sensitive; all points stay lower under both."""
-    block = next(b for kind, command, b in examples() if command == "diff base fr")
+    block = next(b for kind, command, b in examples() if command == "diff base fr --bots greedy --second-bots random")
     rows = {}
     for line in block.splitlines():
         cells = re.split(r"\s{2,}", line.strip())

@@ -328,8 +328,8 @@ def test_default_bots_play_the_headlines_under_two_strengths(capsys):
     --bots alone plays one strength, --second-bots none too, --second-bots adds one."""
     data = run_json(capsys, "da", "sv", "--hands", "120", "--matches", "30")
     res = data["resolution"]
-    assert DEFAULT_BOTS == ("greedy", "random")
-    assert data["bots"] == ["greedy"] and res["bots"] == ["greedy"] and res["second"]["bots"] == ["random"]
+    assert DEFAULT_BOTS == ("expert", "greedy")
+    assert data["bots"] == ["expert"] and res["bots"] == ["expert"] and res["second"]["bots"] == ["greedy"]
     assert res["correction"] == {"method": "holm", "rows": 8}
     second = {h["key"]: h for h in res["second"]["headlines"]}
     for h in res["headlines"]:

@@ -39,10 +39,11 @@ excludes zero, else unresolved. With --until-resolved the hands are played in ba
 (the first of --batch hands, then doubling) until every headline is resolved or
 --max-hands is reached; the intervals are widened for the planned number of looks too.
 
-Bots: random, greedy (one move ahead, by the ruleset's own scoring) or search:PLAYOUTS
+Bots: random, greedy (one move ahead, by the ruleset's own scoring), expert (greedy's
+judgement while cards are hidden, exact play once every card is known) or search:PLAYOUTS
 (information-set Monte Carlo tree search; search:0.5s is a time budget, not
 reproducible), one for all seats or one per seat, repeated round the table. By default
-the diff is played by greedy bots and its headlines again by random ones: a headline
+the diff is played by expert bots and its headlines again by greedy ones: a headline
 whose conclusion differs between the two is marked bot-sensitive.
 
 Hand i is dealt and played exactly as `escoba simulate` plays its hand i; --jobs J gives
@@ -51,7 +52,7 @@ exit status is 0 whether or not the rulesets differ; 2 for a bad argument or a m
 ruleset, 1 for an invalid one."""
 EPILOG = """\
 examples:
-  escoba diff da sv                                     2,000 hands, 2 players, greedy bots (headlines: random too)
+  escoba diff da sv                                     2,000 hands, 2 players, expert bots (headlines: greedy too)
   escoba diff base fr --bots random                     random bots only
   escoba diff da sv --hands 10000 --jobs 2              more hands, two processes, same numbers
   escoba diff da sv --hands 100000 --cluster tcp://scheduler:8786   on a Dask cluster, same numbers
@@ -74,7 +75,7 @@ PROGRESS_AFTER = 1000  # hands (or any search bot): shorter runs finish before a
 # The bots of a default `escoba diff`: the strongest that fits a default run's time, then the
 # second strength its headlines are played under too (a conclusion that changes between them is
 # bot-sensitive). The one line to change when a stronger bot lands.
-DEFAULT_BOTS = ("greedy", "random")
+DEFAULT_BOTS = ("expert", "greedy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="players at the table (default 2 if both rulesets allow it)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
     parser.add_argument("--bots", metavar="NAME[,NAME…]",
-                        help="random, greedy or search:PLAYOUTS; one for all seats or one per seat, repeated round "
+                        help="random, greedy, expert or search:PLAYOUTS; one for all seats or one per seat, repeated round "
                              f"the table (default {DEFAULT_BOTS[0]})")  # fmt: skip
     parser.add_argument("--second-bots", metavar="NAME[,NAME…]|none",
                         help="the second strength the headlines are played under, to find bot-sensitive ones "

@@ -84,7 +84,9 @@ def build(options: Options, log: Callable[[str], None] | None = None) -> Summary
     check_out(out)
     say = log or (lambda _message: None)
     jobs = [gather.conformance_job(e, options.engine_timeout) for e in options.engines]
-    jobs += [gather.diff_job(a, b, options.diff_hands) for a, b in options.diffs]
+    # A diff under the default (expert) bots is the site's longest child: it takes every core
+    # (`--jobs 0`, the same numbers as one), so the site's wall time stays near the diff's.
+    jobs += [gather.diff_job(a, b, options.diff_hands, jobs=0) for a, b in options.diffs]
     # The child processes run while this one renders the pages that do not need them.
     from concurrent.futures import ThreadPoolExecutor
 
