@@ -11,7 +11,9 @@ cut short half-way.
 Parallel work goes through `worker_pool(jobs, tasks, ...)`: never more processes than tasks;
 each worker ignores the terminal's signals (the parent decides), and dies with its parent
 (Linux: `PR_SET_PDEATHSIG`; elsewhere a thread watching the parent), so not even a SIGKILL of
-the parent leaves workers behind; and when the parent stops early (an interrupt, an error) the
+the parent leaves workers behind (an escoba command another one starts, as the site starts
+its conformance and diff runs, does the same through `stop_with_parent`, by SIGTERM so that it
+cleans up); and when the parent stops early (an interrupt, an error) the
 workers are killed at once instead of finishing their tasks.
 
 Engines run by the conformance runner may start processes of their own, even in a session of
@@ -41,6 +43,7 @@ if TYPE_CHECKING:  # a pool is imported where one is made: commands that start n
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C): 128 + 2
 EXIT_TERMINATED = 143  # SIGTERM: 128 + 15; SIGHUP ends a command the same way
 ENGINE_TOKEN = "ESCOBA_ENGINE_SESSION"  # environment variable marking an engine's processes
+STOP_WITH_PARENT = "ESCOBA_STOP_WITH_PARENT"  # a child command's parent, by pid: stop_with_parent()
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -188,21 +191,38 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
-def die_with_parent(parent: int) -> None:
-    """Make this process end when `parent` does (called first thing in a worker)."""
-    if _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL):
-        if os.getppid() != parent:  # it died before the request took effect
+def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+    """Make this process end when `parent` does (called first thing in a worker): by SIGKILL,
+    or by `signum` (SIGTERM: a command that then cleans up as on any stop)."""
+
+    def end() -> None:
+        if signum == signal.SIGKILL:
             os._exit(1)
+        os.kill(os.getpid(), signum)
+
+    if _prctl(_PR_SET_PDEATHSIG, signum):
+        if os.getppid() != parent:  # it died before the request took effect
+            end()
         return
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
-        os._exit(1)
+        end()
 
     import threading
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def stop_with_parent() -> None:
+    """An escoba command started by another (the site's conformance and diff runs) stops as on
+    SIGTERM, its engines killed and temporary files removed, when that process ends, even by
+    SIGKILL. The variable naming the parent is removed first, so that nothing this command
+    starts (an engine that is itself `escoba engine`) reads it as its own."""
+    value = os.environ.pop(STOP_WITH_PARENT, "")
+    if value.isdigit():
+        die_with_parent(int(value), signal.SIGTERM)
 
 
 def _worker_start(parent: int, initializer: Callable[..., Any] | None, initargs: tuple) -> None:

@@ -65,3 +65,15 @@ def test_ctrl_c_on_a_local_cluster_prints_one_word(work: Path) -> None:
     )  # fmt: skip
     ran.assert_clean(seconds=STOP_LIMIT)
     assert ran.code == 130 and ran.err == "interrupted\n", ran.err[-3000:]
+
+
+def test_a_site_killed_outright_leaves_no_conformance_run_nor_engine(work: Path) -> None:
+    """SIGKILL of `escoba site` while its conformance run waits on an engine hanging with a
+    detached child: the run, told by the kernel that its parent died, stops as on SIGTERM and
+    kills the engine tree; nothing of the build is left running."""
+    pidfile = work / "pids"
+    eng = engine("setsid-hang", "--after", "2", "--pidfile", str(pidfile))
+    ran = run_escoba("site", "--out", "s", "--engine", eng, "--timeout", "120", "--quiet", work=work,
+                     named=["s", "pids", "pids.tmp"], signal_after=(lambda _pid: pidfile.exists(), signal.SIGKILL))  # fmt: skip
+    assert ran.code == -signal.SIGKILL
+    assert not ran.left, f"left running: {ran.left}"

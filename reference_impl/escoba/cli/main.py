@@ -160,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_rules_path(args.rules_path)
     try:
         with processes.signals_handled():
+            processes.stop_with_parent()
             try:
                 code = int(args._run(args) or 0)
                 sys.stdout.flush()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from escoba.errors import EscobaError
+from escoba.processes import STOP_WITH_PARENT
 
 MAX_OUTPUT = 64 * 1024 * 1024  # a whole report is well under a megabyte
 TIMEOUT = 600.0
@@ -87,7 +88,8 @@ def run_one(job: Job) -> dict[str, Any]:
             child = subprocess.Popen(
                 [sys.executable, "-m", "escoba", *job.argv],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
-                env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+                # It stops (and stops its engine) if this process dies, even by SIGKILL.
+                env={**os.environ, "PYTHONIOENCODING": "utf-8", STOP_WITH_PARENT: str(os.getpid())},
             )  # fmt: skip
             _RUNNING.add(child)
         try:
