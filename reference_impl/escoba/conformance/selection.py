@@ -7,8 +7,8 @@ the file, as `escoba cases generate` writes them, into a folder the caller owns 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from escoba.errors import EscobaError
 
@@ -22,7 +22,9 @@ def split_rulesets(rulesets: Sequence[str]) -> tuple[list[str], list[str]]:
     from escoba.rules.registry import bundled_ids, unknown_message
 
     known = set(bundled_ids())
-    files = [r for r in rulesets if r not in known and Path(r).is_file()]
+    # Anything there is a file to load (as registry.find has it), so that a folder or a pipe is
+    # refused by the loader for what it is, not called missing.
+    files = [r for r in rulesets if r not in known and os.path.lexists(r)]
     ids = [r for r in rulesets if r not in files]
     for ruleset in ids:
         if ruleset not in known:
