@@ -17,7 +17,7 @@ from escoba.errors import IllegalMoveError
 from escoba.game.capture import CaptureFinder
 from escoba.rules.compile import capture_kinds
 from escoba.transcript.record import reason_class
-from rulebook import base_with, deal, move
+from rulebook import base_with, cards, deal, move
 from test_engine_rules import moves_text
 
 SCOPA = [{"sum": "card", "priority": "single_card"}]
@@ -94,6 +94,74 @@ def test_compulsory_capture_uses_the_kinds():
     hand = deal(rules, 2, 1, "7♣ 3♥ 4♠ S♦", "7♦ R♦ 1♦", "2♦ 3♦ 4♦")
     assert "7♦" not in moves_text(hand) and "1♦" in moves_text(hand)
     assert hand.why_illegal(move(rules, "7♦")) == "capture is compulsory: 7♦ can take 7♣"
+
+
+# --------------------------------------------------------------------------- the whole table
+
+ACES = {"sum": "table", "ranks": ["1"]}
+
+
+def test_a_table_kind_card_takes_the_whole_table_and_nothing_else():
+    """sum: table: an ace takes every card on the table, whatever they add up to, and that is its
+    one capture (not 1 + 4 making 15 as well); the other cards capture as before."""
+    rules = base_with(capture__kinds=[{"sum": "target"}, ACES], opening_table__action="none")
+    hand = deal(rules, 2, 1, "4♣ R♥ 6♠ 3♣", "1♦ 5♦ 2♦", "3♦ 4♦ 7♦")
+    assert captures_of(hand, "1♦") == ["1♦ x R♥ 6♠ 3♣ 4♣"]
+    assert captures_of(hand, "5♦") == ["5♦ x R♥", "5♦ x 6♠ 4♣"]
+    events = hand.apply(move(rules, "1♦ x 4♣ R♥ 6♠ 3♣"))
+    assert [e["event"] for e in events] == ["play", "escoba"]  # a sweep, and by default an escoba
+    wrong = move(rules, "1♦ x R♥ 4♣")
+    hand = deal(rules, 2, 1, "4♣ R♥ 6♠ 3♣", "1♦ 5♦ 2♦", "3♦ 4♦ 7♦")
+    assert hand.why_illegal(wrong) == "1♦ takes the whole table (R♥ 6♠ 3♣ 4♣), not R♥ 4♣"
+    assert reason_class(hand, wrong) == "priority"
+
+
+def test_a_card_of_its_rank_on_the_table_stops_it_with_unless_same_rank():
+    """unless_same_rank: with an ace on the table the ace captures by the other kinds (here the
+    ace alone, by value); without it the ace still takes everything."""
+    kinds = [{"sum": "card", "priority": "single_card"}, {**ACES, "unless_same_rank": True}]
+    rules = base_with(capture__kinds=kinds, opening_table__action="none")
+    hand = deal(rules, 2, 1, "1♣ R♥ 6♠ 3♣", "1♦ 5♦ 2♦", "3♦ 4♦ 7♦")
+    assert captures_of(hand, "1♦") == ["1♦ x 1♣"]
+    assert hand.why_illegal(move(rules, "1♦ x 1♣ R♥ 6♠ 3♣")) == (
+        "R♥ 6♠ 1♣ 3♣ make 20, not 1 (the value of 1♦); 1♦ takes the whole table only when no card of its rank lies there"
+    )
+    always = base_with(capture__kinds=[kinds[0], ACES], opening_table__action="none")
+    hand = deal(always, 2, 1, "1♣ R♥ 6♠ 3♣", "1♦ 5♦ 2♦", "3♦ 4♦ 7♦")
+    assert captures_of(hand, "1♦") == ["1♦ x R♥ 6♠ 1♣ 3♣"]
+
+
+def test_escoba_false_takes_the_table_but_scores_no_escoba():
+    """escoba: false: the whole table is taken, no escoba follows; a sweep by another kind
+    (the ace taking the lone ace by value) still is one."""
+    kinds = [{"sum": "card", "priority": "single_card"}, {**ACES, "unless_same_rank": True, "escoba": False}]
+    rules = base_with(capture__kinds=kinds, opening_table__action="none")
+    hand = deal(rules, 2, 1, "4♣ R♥ 6♠ 3♣", "1♦ 5♦ 2♦", "3♦ 4♦ 7♦")
+    assert [e["event"] for e in hand.apply(move(rules, "1♦ x 4♣ R♥ 6♠ 3♣"))] == ["play"]
+    assert hand.escobas == [0, 0]
+    ace, lone = cards(rules, "1♦ 1♣")  # the ace alone on the table: taking it by value clears it
+    rest = [c for c in rules.deck.cards if c not in (ace, lone)]
+    hand = Hand.assemble(rules, 2, 1, hands=[rest[:2], [ace]], table=[lone], piles=[rest[2:], []], escobas=[0, 0],
+                         set_aside=[], stock=[], last_capturer=None, to_play=1, plays=0)  # fmt: skip
+    assert [e["event"] for e in hand.apply(move(rules, "1♦ x 1♣"))] == ["play", "escoba"]
+
+
+def test_the_table_kind_needs_its_ranks_and_a_kind_that_sums(tmp_path):
+    """A table kind without ranks, with a priority, or alone, and a rank the deck lacks, are
+    located problems; ranks belong to the table kind only."""
+    from escoba.rules import check
+
+    def problems(kinds: str) -> list[str]:
+        path = tmp_path / "t.yaml"
+        path.write_text(f"dsl: 1\nid: t\nkind: house\nextends: base\ncapture:\n  kinds: {kinds}\n", encoding="utf-8")
+        return [str(p) for p in check(str(path))]
+
+    assert any("names the ranks" in p for p in problems("[{sum: target}, {sum: table}]"))
+    assert any("no priority" in p for p in problems("[{sum: target}, {sum: table, ranks: [1], priority: none}]"))
+    assert any("needs a kind that sums" in p for p in problems("[{sum: table, ranks: [1]}]"))
+    assert any("no rank 'as'" in p for p in problems("[{sum: target}, {sum: table, ranks: [as]}]"))
+    assert any("'ranks' belongs to a 'sum: table' kind" in p for p in problems("[{sum: target, ranks: [1]}]"))
+    assert problems("[{sum: target}, {sum: table, ranks: [A, rey]}]") == []
 
 
 # --------------------------------------------------------------------------- against a brute force

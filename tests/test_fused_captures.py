@@ -4,7 +4,7 @@ The fused loop (escoba/engine/fused.py) remembers, for each multiset of table va
 of each value takes, as masks of table positions, found from the table's subsets by total; with
 jokers or capture kinds other than Escoba's it works them out itself (`Fused._by_finder`) rather
 than asking the finder. Here decks with no, one or two jokers, a zero-valued rank, other targets
-and every capture kind and priority are dealt random tables, and each value's captures are
+and every capture kind and priority (the whole table taken by the aces too) are dealt random tables, and each value's captures are
 compared, as sets of cards, with what `CaptureFinder.captures` gives a card of that value; then
 whole hands of such rulesets are played both ways, move by move, which also checks the order the
 loop draws a capture in when one capture holds another (a joker on 5 takes 5, and 5 with the
@@ -32,6 +32,10 @@ KINDS = [
     [{"sum": "card", "priority": "fewest_cards"}, {"sum": "target"}],
     [{"sum": "target", "priority": "fewest_cards"}],
     [{"sum": "target", "priority": "single_card"}, {"sum": "card"}],
+    # the whole table, taken by the aces (and the kings): with and without the same rank's stop
+    [{"sum": "card", "priority": "single_card"}, {"sum": "table", "ranks": ["1"], "unless_same_rank": True, "escoba": False}],
+    [{"sum": "card", "priority": "fewest_cards"}, {"sum": "target"}, {"sum": "table", "ranks": ["1"], "unless_same_rank": True}],
+    [{"sum": "target"}, {"sum": "table", "ranks": ["1", "rey"]}],
 ]
 _BASE = load_resolved("de-jokers").doc  # two jokers, Spanish values 1 to 10, four players at most
 
@@ -46,7 +50,11 @@ def variants(draw: st.DrawFn) -> Fused:
     doc["capture"]["target"] = draw(st.sampled_from([15, 11, 17]))
     doc["capture"]["compulsory"] = draw(st.sampled_from(["hand", "card", "optional"]))
     rank = draw(st.integers(0, len(doc["deck"]["ranks"]) - 1))
-    doc["deck"]["ranks"][rank]["value"] = draw(st.sampled_from([0, 1, 5, 12]))
+    value = draw(st.sampled_from([0, 1, 5, 12]))
+    takers = {str(r) for k in kinds for r in k.get("ranks", ())}
+    if not takers or {str(doc["deck"]["ranks"][rank]["id"]), *("1" if value == 1 else ())}.isdisjoint(takers):
+        # (the loop knows a card by its value: a rank of the table kind keeps a value of its own)
+        doc["deck"]["ranks"][rank]["value"] = value
     rules = compile_rules(doc)
     assert fallback_reason(rules) is None
     return Fused(rules)

@@ -42,17 +42,22 @@ COMMON: dict[str, str] = {
 
 def _kinds_alternatives(rules: Any) -> list[tuple[str, Any]]:
     """Other readings of what a card may take, as (feature value, rules): Escoba's sum alone,
-    and the ruleset's own kinds without their priorities."""
+    and the ruleset's own kinds without their priorities (each beside the ruleset's kind that
+    takes the whole table, if it has one); and its own kinds without that one."""
     from escoba.game.capture import DEFAULT_KINDS, CaptureFinder
+    from escoba.rules.points.capture import table_feature
 
-    own = tuple(rules.capture_kinds)
-    readings = [DEFAULT_KINDS, tuple((total, "none") for total, _ in own)]
+    own, table = tuple(rules.capture_kinds), rules.table_kind
+    readings = [(k, table) for k in (DEFAULT_KINDS, tuple((total, "none") for total, _ in own)) if k != own]
+    if table is not None:
+        readings.append((own, None))
     found = []
     f = rules.finder
-    for kinds in dict.fromkeys(k for k in readings if k != own):
-        finder = CaptureFinder(f.value, f.is_joker, rules.target or 15, f.low, f.high, kinds)
-        value = ",".join(sorted(t + ("" if p == "none" else f"-{p}") for t, p in kinds))
-        found.append((value, dataclasses.replace(rules, capture_kinds=kinds, finder=finder)))
+    for kinds, whole in dict.fromkeys(readings):
+        takes = f.takes_table if whole is not None else None
+        finder = CaptureFinder(f.value, f.is_joker, rules.target or 15, f.low, f.high, kinds, takes, f.rank, f.unless_same_rank)
+        named = [t + ("" if p == "none" else f"-{p}") for t, p in kinds] + ([table_feature(whole)] if whole is not None else [])
+        found.append((",".join(sorted(named)), dataclasses.replace(rules, capture_kinds=kinds, table_kind=whole, finder=finder)))
     return found
 
 

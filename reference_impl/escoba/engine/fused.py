@@ -80,6 +80,8 @@ def fallback_reason(rules: Rules) -> str | None:
     `opening_of`, `escoba.engine.deal`; a set where the loop implements it itself; by default
     only the point's default, which is what a loop that never heard of a new point plays)."""
     problem = _unplayed(rules, "Rules", SECTION_POINTS, rules.doc, "")
+    if problem is None and rules.table_kind is not None and _table_keys(rules) is None:
+        problem = "the fast path plays a capture of the whole table only by ranks whose capture value no other rank has"
     for cat in rules.categories:
         if problem is not None:
             break
@@ -91,6 +93,17 @@ def fallback_reason(rules: Rules) -> str | None:
 
 def _unplayed(obj: Any, kind: str, rule_points: Sequence[Any], doc: Any, where: str) -> str | None:
     return unplayed(obj, kind, rule_points, doc, lambda rule: rule.fast_path, f"{where}the fast path")
+
+
+def _table_keys(rules: Rules) -> frozenset[int] | None:
+    """The capture values of the cards that take the whole table (`sum: table`): the loop
+    knows a card by its value alone, so none when another card has one of those values."""
+    finder = rules.finder
+    takers = finder.takes_table or ()
+    keys = frozenset(finder.value[c] for c, takes in enumerate(takers) if takes)
+    if any(finder.value[c] in keys and not takes for c, takes in enumerate(takers)):
+        return None
+    return keys
 
 
 # ------------------------------------------------------------------ the random draws
@@ -333,7 +346,17 @@ class Fused:
         self.empty_entry = self.moves_of(nothing[: self.keys]) + nothing
         self.codes = self.code  # the deck in its order, as codes
         # Shared by every ruleset with the same capture search (same values, jokers, target, kinds).
-        search = (finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds)
+        # The whole table (`sum: table`): the value keys of its cards (jokers never take it:
+        # rules/semantics.py), whether a card of that value on the table stops it, and the keys
+        # whose sweep that way is no escoba.
+        self.table_keys = (_table_keys(rules) if rules.table_kind is not None else None) or frozenset()  # (never None: fallback_reason)
+        self.unless_same_rank = finder.unless_same_rank
+        table_kind = rules.table_kind
+        self.no_escoba_keys = self.table_keys if table_kind is not None and not table_kind.escoba else frozenset()
+        search = (
+            finder.value, finder.is_joker, finder.target, finder.low, finder.high, finder.kinds, self.table_keys,
+            finder.unless_same_rank,
+        )  # fmt: skip
         self._subsets = _memo(search)  # table values -> its subsets by total, up to `limit` (`_search`)
         self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
         self._openings: dict[int, tuple[str, int, int] | None] = {}
@@ -480,6 +503,11 @@ class Fused:
                         subsets = tuple(m for m in subsets if m.bit_count() == fewest) or subsets
                     kept = subsets if not kept else set(kept).union(subsets)
                 listed[k] = tuple(kept)
+            # `CaptureFinder.whole_table`: a card of these values takes every position, its one
+            # capture, unless the table is empty or (`unless_same_rank`) holds a card of its value.
+            for k in self.table_keys:
+                if table and not (self.unless_same_rank and any(x >> shift == k for x in table)):
+                    listed[k] = ((1 << len(table)) - 1,)
         return tuple(listed)
 
     def _subsets_of(self, sig: int, table: list[int]) -> BySum:
@@ -598,6 +626,7 @@ class Fused:
         stock_end = len(stock)
         optional = rules.compulsory == "optional"
         last_play_escoba, last_card_escoba = rules.escoba_on_last_play, rules.escoba_on_last_card
+        no_escoba_keys, unless_same_rank = self.no_escoba_keys, self.unless_same_rank
         joker_check = bool(jokers) and not rules.joker_escobas_score
         recording = at.history if self.kept is not None else None  # the lists captures are recorded in
         every_capture = self.kept == "captures"
@@ -683,12 +712,15 @@ class Fused:
                 if trace is not None:
                     trace.append((seat, held & card_mask, tuple(sorted(table[p] & card_mask for p in take))))
                 if not sig:  # no value left on the table: it was swept
-                    table = []
                     swept = (
                         (last_play_escoba or left or pos < stock_end)
                         and (last_card_escoba or h or pos < stock_end)
                         and not (joker_check and mask & jokers)
+                        # the whole table taken by a `sum: table` kind that makes no escoba
+                        # (`table` is still the table before the capture)
+                        and not (key in no_escoba_keys and not (unless_same_rank and any(x >> shift == key for x in table)))
                     )
+                    table = []
                     if swept:
                         escobas[side] += 1
                 else:

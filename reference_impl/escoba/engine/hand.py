@@ -212,9 +212,9 @@ class Hand:
             held = sorted(self.hands[self.to_play])
             sums = finder.sums(table, target - min(map(value.__getitem__, held)))  # map: no generator frame per call
             by_card = [(card, sums.get(target - value[card], _NONE)) for card in held]
-        else:  # several capture kinds or a priority (capture.kinds): one subset pass, then each card
+        else:  # several capture kinds, a priority or the whole table (capture.kinds): one subset pass, then each card
             sums = finder.sums(table, finder.limit)
-            by_card = [(card, finder.by_kinds(card, sums)) for card in sorted(self.hands[self.to_play])]
+            by_card = [(card, finder.kinds_captures(card, table, sums)) for card in sorted(self.hands[self.to_play])]
         # Built in order (card, then taken cards; a placement `()` sorts before any capture),
         # so the list never needs sorting.
         optional = compulsory == "optional"
@@ -268,6 +268,9 @@ class Hand:
         if take:
             side = self.side_of[seat]
             table = self.table
+            # The whole table taken by a `sum: table` kind whose sweeps are no escoba.
+            whole = rules.table_kind is not None and not rules.table_kind.escoba
+            no_escoba = whole and rules.finder.whole_table(card, table) is not None
             for c in take:
                 table.remove(c)
             self.piles[side].append(card)
@@ -278,7 +281,8 @@ class Hand:
                 dealt = self._next >= len(self._stock)
                 last_play = dealt and not any(self.hands)
                 last_card = dealt and not self.hands[seat]
-                if (rules.escoba_on_last_play or not last_play) and (rules.escoba_on_last_card or not last_card):
+                counts = (rules.escoba_on_last_play or not last_play) and (rules.escoba_on_last_card or not last_card)
+                if counts and not no_escoba:
                     scores = rules.joker_escobas_score or not any(rules.finder.is_joker[c] for c in (card, *take))
                     if scores:
                         self.escobas[side] += 1

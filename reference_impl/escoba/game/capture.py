@@ -23,15 +23,30 @@ A capture any kind allows is legal; each kind's priority filters only that kind'
 with `[{sum: card, priority: fewest_cards}, {sum: target}]` a 7 on 3 5 7 may take the 7 (by
 value, the fewest cards) or 3 5 (15 with the 7). No ruleset is named here: the games are data.
 The default, `[{sum: target}]`, keeps the single lookup of the hot path (`simple`).
+
+One kind sums nothing: `sum: table` (`TableKind`), a card of the ranks it names takes every
+card on the table, and that is then its only capture ("the ace takes everything"); with
+`unless_same_rank` a card of its rank on the table stops it, and the card captures by the other
+kinds as any card would. It is kept apart from `kinds` (the sums), which the capture searches
+read: `whole_table` answers it before they are asked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from typing import NamedTuple
 
 Subset = tuple[int, ...]
 Kind = tuple[str, str]  # (sum: "target" | "card", priority: "none" | "single_card" | "fewest_cards")
+
+
+class TableKind(NamedTuple):
+    """The capture kind `sum: table`: a card of `ranks` (rank ids) takes the whole table."""
+
+    ranks: tuple[str, ...]
+    unless_same_rank: bool = False  # a card of the played card's rank on the table stops it
+    escoba: bool = True  # taking the whole table this way is an escoba
 
 DEFAULT_KINDS: tuple[Kind, ...] = (("target", "none"),)
 _NONE: list[Subset] = []  # no capture: shared, never mutated
@@ -41,7 +56,10 @@ class CaptureFinder:
     """Capture subsets for one deck, target and list of capture kinds; the last table's subsets
     are kept."""
 
-    __slots__ = ("_last", "has_jokers", "high", "is_joker", "kinds", "limit", "low", "simple", "target", "value")
+    __slots__ = (
+        "_last", "has_jokers", "high", "is_joker", "kinds", "limit", "low", "rank", "simple", "takes_table", "target",
+        "unless_same_rank", "value",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -51,6 +69,9 @@ class CaptureFinder:
         low: int,
         high: int,
         kinds: Sequence[Kind] = DEFAULT_KINDS,
+        takes_table: Sequence[bool] | None = None,
+        rank: Sequence[int] | None = None,
+        unless_same_rank: bool = False,
     ):
         self.value = tuple(value)
         self.is_joker = tuple(is_joker)
@@ -60,8 +81,13 @@ class CaptureFinder:
         self.target = target if target is not None else 0
         self.low, self.high = low, high
         self.kinds = tuple(kinds)
+        # `sum: table` (TableKind): per card, whether it takes the whole table (None: no card
+        # does), each card's rank index, and whether a card of the same rank on the table stops it.
+        self.takes_table = tuple(takes_table) if takes_table is not None and any(takes_table) else None
+        self.rank = tuple(rank) if rank is not None else tuple(range(len(self.value)))
+        self.unless_same_rank = unless_same_rank
         # Escoba's one kind: legal moves use the single-lookup path in Hand.legal_moves.
-        self.simple = self.kinds == DEFAULT_KINDS
+        self.simple = self.kinds == DEFAULT_KINDS and self.takes_table is None
         # The largest sum any kind can ask of the table: one `sums` call serves every card.
         self.limit = max(self.target - low if s == "target" else high for s, _ in self.kinds)
         # ((limit, *sorted table), subsets by sum): one attribute, so that a reader in another
@@ -107,7 +133,29 @@ class CaptureFinder:
         change it)."""
         if self.simple:
             return self.target_captures(card, table)
+        whole = self.whole_table(card, table)
+        if whole is not None:
+            return [whole]
         return self.by_kinds(card, self.sums(table, self.limit))
+
+    def whole_table(self, card: int, table: Sequence[int]) -> Subset | None:
+        """The capture of the `sum: table` kind, every card on the table, when it is `card`'s
+        (its only capture then); None when the kind does not apply: the card is not of its
+        ranks, the table is empty, or a card of its rank lies there (`unless_same_rank`)."""
+        takes = self.takes_table
+        if takes is None or not takes[card] or not table:
+            return None
+        if self.unless_same_rank:
+            rank = self.rank[card]
+            if any(self.rank[c] == rank for c in table):
+                return None
+        return tuple(sorted(table))
+
+    def kinds_captures(self, card: int, table: Sequence[int], sums: dict[int, list[Subset]]) -> list[Subset]:
+        """`captures` of a card, from the table's subsets by sum (`sums`, as `by_kinds` takes
+        them): what `Hand.legal_moves` asks of each held card when the ruleset is not `simple`."""
+        whole = self.whole_table(card, table)
+        return [whole] if whole is not None else self.by_kinds(card, sums)
 
     def by_kinds(self, card: int, sums: dict[int, list[Subset]]) -> list[Subset]:
         """What `card` may take under every kind, from the table's subsets by sum (`sums`, with

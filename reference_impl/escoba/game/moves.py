@@ -6,7 +6,8 @@ the table). The engine never picks a capture: every subset a card can take is a 
 A move that is not legal is refused for the first rule it breaks, in the order a player would
 notice: the hand is over; the card is not in the hand; a taken card is not on the table (or is
 named twice); the cards do not make a capture kind's sum; they do, but a priority keeps them
-back (`capture.kinds`); the card was placed although capture is compulsory. The protocol sends
+back (`capture.kinds`), or the card takes the whole table and nothing less (`sum: table`); the
+card was placed although capture is compulsory. The protocol sends
 the code (`REASONS`, docs/protocol.md "Errors"), the terminal and the engine's error messages
 show the words; both come from `refusal`, so they can never disagree.
 """
@@ -62,6 +63,11 @@ def refusal(
         if c not in table:
             return Refusal("not_on_table", f"{deck.text[c]} is not on the table")
     if take:
+        whole = finder.whole_table(card, table)
+        if whole is not None:  # `sum: table`: the whole table is this card's one capture
+            if tuple(sorted(take)) == whole:
+                return None
+            return Refusal("priority", f"{deck.text[card]} takes the whole table ({_texts(deck, whole)}), not {_texts(deck, take)}")
         allowed = finder.captures(card, table)
         if not finder.fits(card, take):
             return Refusal("wrong_sum", _wrong_sum(finder, deck, card, take))
@@ -94,6 +100,8 @@ def _wrong_sum(finder: CaptureFinder, deck: Deck, card: int, take: tuple[int, ..
         else:
             made = sum(deck.value[c] for c in take)
             clauses.append(f"{_texts(deck, take)} make {made}, not {deck.value[card]} (the value of {deck.text[card]})")
+    if finder.takes_table is not None and finder.takes_table[card]:
+        clauses.append(f"{deck.text[card]} takes the whole table only when no card of its rank lies there")
     return "; ".join(clauses)
 
 

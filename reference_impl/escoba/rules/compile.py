@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from escoba.game import seats
-from escoba.game.capture import DEFAULT_KINDS, CaptureFinder, Kind
+from escoba.game.capture import DEFAULT_KINDS, CaptureFinder, Kind, TableKind
 from escoba.game.cards import Deck
 from escoba.outputs import register_suits
 from escoba.rules.frozen import freeze
@@ -78,6 +78,9 @@ class Rules:
     # (sum, priority) pairs: what a played card may take (engine/capture.py); Escoba's default
     # is ((target, none),), and `finder.simple` says so.
     capture_kinds: tuple[Kind, ...] = DEFAULT_KINDS
+    # The kind that takes the whole table (`sum: table`), kept apart from the kinds that sum;
+    # None: no card does. The finder knows which cards it is (`CaptureFinder.whole_table`).
+    table_kind: TableKind | None = None
     # Some measure reads the hand's history (captures, sweeps, last_capture): Hand then records
     # it and passes it to the measures. Decided here, once, so other rulesets pay nothing.
     needs_history: bool = False
@@ -126,7 +129,12 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
     fields = _fields(SECTION_POINTS, lambda rule: section_value(doc, rule)[0], doc)
     kinds, target = fields["capture_kinds"], fields["target"]
     values = deck.rank_values
-    finder = CaptureFinder(deck.value, [deck.is_joker(c) for c in deck.cards], target, min(values), max(values), kinds)
+    table: TableKind | None = fields.get("table_kind")
+    takes = [not deck.is_joker(c) and deck.rank_ids[deck.rank[c]] in table.ranks for c in deck.cards] if table else None
+    finder = CaptureFinder(
+        deck.value, [deck.is_joker(c) for c in deck.cards], target, min(values), max(values), kinds,
+        takes, deck.rank, table.unless_same_rank if table else False,
+    )  # fmt: skip
     categories = tuple(Category(**_category_fields(cat, doc)) for cat in doc["scoring"]["categories"])
     return Rules(
         id=doc["id"],

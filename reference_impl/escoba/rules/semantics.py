@@ -226,6 +226,9 @@ class _Checker:
         for i, kind in enumerate(kinds):
             if kind["sum"] in sums[:i]:
                 self.problem(("capture", "kinds", i, "sum"), f"a second capture kind with sum '{kind['sum']}': each sum is one kind")
+            self.table_kind(i, kind)
+        if all(s == "table" for s in sums):
+            self.problem(("capture", "kinds"), "a 'sum: table' kind needs a kind that sums beside it (target or card): the other cards capture by it")
         jokers = deck.get("jokers") or 0
         if jokers and [(k["sum"], k.get("priority", "none")) for k in kinds] != [("target", "none")]:
             self.problem(
@@ -251,6 +254,26 @@ class _Checker:
             return  # a joker is worth whatever the capture needs
         if not _reachable(values, len(deck["suits"]), target):
             self.problem(("capture", "target"), f"no played card and table cards can make {target} with this deck's values")
+
+    def table_kind(self, i: int, kind: dict[str, Any]) -> None:
+        """`sum: table` names the ranks that take the whole table, and has no priority; the
+        kinds that sum have no ranks nor the table kind's yes-or-no fields."""
+        here = ("capture", "kinds", i)
+        if kind["sum"] != "table":
+            for key in ("ranks", "unless_same_rank", "escoba"):
+                if key in kind:
+                    self.problem(here + (key,), f"'{key}' belongs to a 'sum: table' kind, not to 'sum: {kind['sum']}'")
+            return
+        if "priority" in kind:
+            self.problem(here + ("priority",), "a 'sum: table' kind has one capture, the whole table: no priority")
+        if "ranks" not in kind:
+            self.problem(here, "a 'sum: table' kind names the ranks that take the whole table (ranks: [\"1\"] for the aces)")
+            return
+        forms = _rank_forms(self.doc["deck"])
+        for j, rank in enumerate(kind["ranks"]):
+            if str(rank) not in forms:
+                hint = _did_you_mean(str(rank), forms)
+                self.problem(here + ("ranks", j), f"no rank '{rank}' in the deck{hint}")
 
     # -- scoring ----------------------------------------------------------------------------
 
@@ -385,7 +408,7 @@ def _rank_forms(deck: dict[str, Any]) -> dict[str, str]:
     forms: dict[str, str] = {}
     for rank in deck["ranks"]:
         for name in [rank["id"], rank["ascii"], *(rank.get("aliases") or [])]:
-            forms.setdefault(name, rank["id"])
+            forms.setdefault(str(name), str(rank["id"]))
     return forms
 
 
