@@ -358,6 +358,59 @@ def test_a_tie_below_the_leader_is_not_a_tie():
     assert match.winners == [0]
 
 
+def _finish_with_piles(match, points, piles):
+    """Count a hand that scored `points` and left these piles (card texts per side)."""
+    from types import SimpleNamespace
+
+    rules = match.rules
+    match.hand = SimpleNamespace(is_over=True, points=points, piles=[[rules.deck.card(c) for c in p.split()] for p in piles],
+                                 escobas=[0] * len(piles), history=lambda: None)  # fmt: skip
+    return match.end_hand()
+
+
+ALL_COINS = {"id": "all-coins", "title": "every coin", "measure": "count(suit(cards, oros)) == count(suit(deck, oros))"}
+COINS = "1♦ 2♦ 3♦ 4♦ 5♦ 6♦ 7♦ S♦ C♦ R♦"
+
+
+def test_a_side_that_meets_a_winning_condition_wins_at_once():
+    """match.wins_outright: the side whose captures meet the condition as a hand ends wins the
+    match then, far below the target and behind on points; no side meeting it, play goes on."""
+    from escoba.engine.match import Match
+
+    match = Match(base_with(match__wins_outright=[ALL_COINS]), 2, target=21)
+    events = _finish_with_piles(match, [2, 6], ["1♣ 2♣", "7♥"])
+    assert not match.is_over and [e["event"] for e in events] == ["totals"]
+    events = _finish_with_piles(match, [4, 1], [COINS, "7♥"])
+    assert match.winners == [0]
+    assert events[-1] == {"event": "match_end", "winners": [0], "totals": [6, 7], "reason": "won at once: every coin"}
+
+
+def test_two_sides_winning_at_once_is_a_tie():
+    """Two sides meeting winning conditions in one hand: an exact tie, played as the match's
+    tie rule says (another hand, or a shared win)."""
+    from escoba.engine.match import Match
+
+    sevens = {"id": "all-sevens", "measure": "count(rank(cards, 7)) == 4"}
+    piles = [COINS, "7♥ 7♠ 7♣ 7♦"]  # (the 7♦ twice: the condition, not the deck, is what is tested)
+    match = Match(base_with(match__wins_outright=[ALL_COINS, sevens], match__tie="extra_hand"), 2, target=21)
+    events = _finish_with_piles(match, [3, 2], piles)
+    assert not match.is_over and events[-1] == {"event": "tie", "sides": [0, 1], "totals": [3, 2]}
+    match = Match(base_with(match__wins_outright=[ALL_COINS, sevens], match__tie="shared_win"), 2, target=21)
+    events = _finish_with_piles(match, [3, 2], piles)
+    assert match.winners == [0, 1] and events[-1]["reason"] == "won at once: every coin, all-sevens"
+
+
+def test_a_winning_condition_must_be_a_condition(tmp_path):
+    """A way to win at once whose measure is a number, not true or false, is a located problem."""
+    from escoba.rules import check
+
+    path = tmp_path / "t.yaml"
+    path.write_text("dsl: 1\nid: t\nkind: house\nextends: base\nmatch:\n  wins_outright:\n"
+                    "    - {id: lots, measure: count(cards)}\n", encoding="utf-8")  # fmt: skip
+    found = [str(p) for p in check(str(path))]
+    assert any("$.match.wins_outright[0].measure: the measure of a way to win at once must be a condition" in p for p in found), found
+
+
 # --------------------------------------------------------------------------- jokers
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from escoba.engine.hand import Hand, shuffled_decks
 from escoba.errors import EscobaError
@@ -82,7 +83,16 @@ class Match:
             self.totals[side] += pts
         events = [{"event": "totals", "hand": self.hands_played, "totals": list(self.totals)}]
         reached = [s for s in range(self.sides) if self.totals[s] >= self.target]
-        if reached:
+        outright = self._outright(hand)
+        if outright is not None:  # won at once (match.wins_outright), whatever the totals
+            sides, title = outright
+            if len(sides) == 1 or self.rules.tie == "shared_win":
+                self.winners = sides
+                events.append({"event": "match_end", "winners": list(sides), "totals": list(self.totals),
+                               "reason": f"won at once: {title}"})  # fmt: skip
+            else:  # several sides at once: another hand, as for an exact tie
+                events.append({"event": "tie", "sides": list(sides), "totals": list(self.totals)})
+        elif reached:
             best = max(self.totals[s] for s in reached)
             leaders = [s for s in reached if self.totals[s] == best]
             if len(leaders) == 1:
@@ -101,3 +111,18 @@ class Match:
         if self.record:
             self.events.extend(events)
         return events
+
+    def _outright(self, hand: Hand) -> tuple[list[int], str] | None:
+        """The sides whose captures meet a condition of `match.wins_outright` as the hand ends,
+        and the titles of the conditions they met (None: no side's do)."""
+        conditions = self.rules.wins_outright
+        if not conditions:
+            return None
+        history: list[Any] = hand.history() or [None] * self.sides
+        sides, titles = [], []
+        for side in range(self.sides):
+            met = next((o for o in conditions if o.measure(hand.piles[side], hand.escobas[side], history[side])), None)
+            if met is not None:
+                sides.append(side)
+                titles.append(met.title)
+        return (sides, ", ".join(dict.fromkeys(titles))) if sides else None

@@ -61,6 +61,8 @@ class HandFacts:
     deals: int = 0  # rounds dealt (the last one once the hand is over)
     held: list[int] = field(default_factory=list)  # cards each seat holds
     escobas: list[tuple[dict, dict]] = field(default_factory=list)  # (escoba event, the play)
+    taken: dict[int, list[str]] = field(default_factory=dict)  # by side: the cards captured (the pile)
+    scored: dict[int, int] = field(default_factory=dict)  # by side: escobas that score (the opening's too)
     leftovers: dict | None = None
     scores: dict[str, dict] = field(default_factory=dict)
     over: bool = False
@@ -115,6 +117,7 @@ class Facts:
                     table = []
                 if event.get("action") == "dealer_takes":
                     hand.captured, hand.last_capturer = True, event.get("seat")
+                    self._take(hand, event.get("side"), event.get("cards", []), int(event.get("escobas") or 0))
             elif kind == "deal":
                 hand.deals += 1
                 hand.held = [len(cards) for cards in event.get("hands", [])]
@@ -134,13 +137,18 @@ class Facts:
                 seat = event.get("seat")
                 seat = seat if isinstance(seat, int) else -1
                 hand.plays.append(Played(seat, tuple(take), bool(take) and not table, self._last_card(hand, seat), hand.deals))
+                if take:
+                    self._take(hand, self._side(seat), [event.get("card"), *take], 0)
             elif kind == "escoba" and last_play is not None:
                 hand.escobas.append((dict(event), last_play[0]))
+                self._take(hand, event.get("side"), [], 1 if event.get("scores", True) else 0)
             elif kind in ("leftovers", "score") and not hand.over:
                 hand.over = True
                 hand.last_play_clears = last_play is not None and last_play[1]
                 if kind == "leftovers":
                     hand.leftovers = dict(event)
+                    escoba = 1 if self.doc["leftovers"].get("escoba") else 0
+                    self._take(hand, event.get("side"), event.get("cards", []), escoba)
             if kind == "score":
                 hand.over = True
                 hand.scores[str(event.get("category"))] = dict(event)
@@ -151,6 +159,25 @@ class Facts:
             elif kind == "match_end":
                 self.match_end = dict(event)
             previous = str(kind)
+
+    def _side(self, seat: int) -> int | None:
+        side_of = self.rules.side_of(self.players) if self.players in self.rules.player_counts else []
+        return side_of[seat] if 0 <= seat < len(side_of) else None
+
+    @staticmethod
+    def _take(hand: HandFacts, side: Any, cards: Sequence[Any], escobas: int) -> None:
+        """Add captured cards (and scoring escobas) to a side's pile, when the event names one."""
+        if not isinstance(side, int):
+            return
+        hand.taken.setdefault(side, []).extend(str(c) for c in cards)
+        hand.scored[side] = hand.scored.get(side, 0) + escobas
+
+    def ends(self, hand: HandFacts) -> list[tuple[list[int], int]]:
+        """Each side's pile (card indices) and scoring escobas as `hand` ended: what a measure
+        of the side reads (without the hand's history)."""
+        code = {c: i for i, c in enumerate(self.rules.deck.code)}
+        sides = len(self.rules.sides(self.players)) if self.players in self.rules.player_counts else 0
+        return [([code[c] for c in hand.taken.get(s, []) if c in code], hand.scored.get(s, 0)) for s in range(sides)]
 
     @staticmethod
     def _last_card(hand: HandFacts, seat: int) -> bool:

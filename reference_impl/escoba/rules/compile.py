@@ -43,6 +43,19 @@ class Category:
 
 
 @dataclass(frozen=True)
+class Outright:
+    """A way to win the match at once (`match.wins_outright`): a condition measured on each
+    side's hand when it ends, as a category's measure is (`measure(pile, escobas, history)`)."""
+
+    id: str
+    title: str
+    measure: Callable[..., Any]
+    measure_text: str
+    needs_history: bool = False
+    history_reads: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Rules:
     id: str
     doc: Mapping[str, Any]
@@ -74,6 +87,8 @@ class Rules:
     match_target: int
     target_options: tuple[int, ...]
     tie: str  # extra_hand | shared_win
+    # The conditions that win a match at once (cappotto: every coin); none by default.
+    wins_outright: tuple[Outright, ...] = ()
     # Added with capture kinds and event measures (issue 14); defaults keep older callers working.
     # (sum, priority) pairs: what a played card may take (engine/capture.py); Escoba's default
     # is ((target, none),), and `finder.simple` says so.
@@ -136,14 +151,15 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
         takes, deck.rank, table.unless_same_rank if table else False,
     )  # fmt: skip
     categories = tuple(Category(**_category_fields(cat, doc)) for cat in doc["scoring"]["categories"])
+    outright: tuple[Outright, ...] = fields.get("wins_outright", ())
     return Rules(
         id=doc["id"],
         doc=doc,
         deck=deck,
         finder=finder,
         categories=categories,
-        needs_history=any(c.needs_history for c in categories),
-        history_reads=frozenset().union(*(c.history_reads for c in categories)),
+        needs_history=any(c.needs_history for c in categories) or any(o.needs_history for o in outright),
+        history_reads=frozenset().union(*(c.history_reads for c in categories), *(o.history_reads for o in outright)),
         **fields,
     )
 

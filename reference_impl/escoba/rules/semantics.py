@@ -46,6 +46,7 @@ def check(resolved: Resolved, broken: frozenset[str] = frozenset()) -> list[Prob
         (checker.deal, (("deck",), ("players",), ("deal",))),
         (checker.target, (("deck",), ("capture",), ("opening_table",))),
         (checker.categories, (("deck",), ("values",))),
+        (checker.outright, (("deck",), ("values",), ("match",))),
         (checker.citations, ()),
         (checker.cited_keys, ()),
     )
@@ -61,7 +62,7 @@ def check_document(doc: dict[str, Any]) -> list[Problem]:
     from types import SimpleNamespace
 
     checker = _Checker(SimpleNamespace(doc=doc, positions={}, files=[]))  # type: ignore[arg-type]
-    for step in (checker.deck, checker.values, checker.players, checker.deal, checker.target, checker.categories):
+    for step in (checker.deck, checker.values, checker.players, checker.deal, checker.target, checker.categories, checker.outright):
         step()
     return checker.problems
 
@@ -305,6 +306,18 @@ class _Checker:
             if policy == "threshold" and isinstance(category["award"]["more_than"], str) and env is not None:
                 self.expression(category["award"]["more_than"], here + ("award", "more_than"), env, "global", "number", policy)
 
+    def outright(self) -> None:
+        """Each way to win a match at once has an id of its own and a condition for a measure."""
+        items = (self.doc.get("match") or {}).get("wins_outright") or []
+        seen: set[str] = set()
+        env = env_from_deck(self.doc["deck"], self.doc.get("values") or {})
+        for i, item in enumerate(items):
+            here = ("match", "wins_outright", i)
+            if item["id"] in seen:
+                self.problem(here + ("id",), f"a second way to win at once with id '{item['id']}'")
+            seen.add(item["id"])
+            self.expression(item["measure"], here + ("measure",), env, "side", "bool", "wins_outright")
+
     def expression(self, text: str, parts: tuple[str | int, ...], env: Any, context: str, wanted: str | None, policy: str | None) -> None:
         try:
             compiled = compile_expression(text, env, context=context)
@@ -315,7 +328,8 @@ class _Checker:
             return
         if wanted is not None and compiled.kind != wanted:
             what = "measure" if parts[-1] == "measure" else "bound"
-            self.problem(parts, f"the {what} of a '{policy}' award must be {_KIND_WORDS[wanted]}, got {_KIND_WORDS[compiled.kind]}")
+            whose = "a way to win at once" if policy == "wins_outright" else f"a '{policy}' award"
+            self.problem(parts, f"the {what} of {whose} must be {_KIND_WORDS[wanted]}, got {_KIND_WORDS[compiled.kind]}")
 
     # -- provenance -------------------------------------------------------------------------
 

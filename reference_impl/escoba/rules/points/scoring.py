@@ -138,7 +138,7 @@ _LITERAL = re.compile(r"(?<![\w.])\d+(?![\w.])|==|!=|<=|>=|<|>|\bmade_with\b|\bt
 _SWAP = {"==": "!=", "!=": "==", "<=": "<", "<": "<=", ">=": ">", ">": ">=", "made_with": "taking", "taking": "made_with"}
 
 
-def _measure_readings(text: Any, doc: Mapping[str, Any]) -> list[str]:
+def measure_readings(text: Any, doc: Mapping[str, Any]) -> list[str]:
     """The near readings of a measure: one literal changed (a number one more or one less, a
     comparison strict or not, `made_with` for `taking`), each still a valid measure."""
     from escoba.rules.expr import ExprError, compile_expression
@@ -210,7 +210,7 @@ POINTS = (
         # other spacing or aliases, is the same feature (and a feature is one line).
         feature_value=lambda p, f: str(p.meaning),
         forms="the measure's canonical text: `count(cards)`",
-        values=_measure_readings,
+        values=measure_readings,
                 shows_in=("score",),
         fast_path=ANY,
     ),
