@@ -3,7 +3,7 @@
 The main test plays 2,000 seeded hands of every bundled ruleset at every player count both
 ways under `HYPOTHESIS_PROFILE=deep` (300 in the everyday suite: 2,000 cost about 3
 CPU-minutes), random bots at every seat, and compares each hand move by move (seat, card,
-cards taken), then its opening, piles, escobas and points per category and side. The reference side
+cards taken), then its opening, piles, escobas, declarations and points per category and side. The reference side
 is `Hand` with `random_bot`, dealt from `shuffled_decks`, exactly as `escoba simulate` plays a
 hand when the fused path is off.
 
@@ -101,13 +101,14 @@ def _compare(group: list[str], players: int, hands: int) -> list[str]:
             "set aside": (_mask(hand.set_aside), out.set_aside),
             "escobas": (hand.escobas, out.escobas),
             "history": (_as_read(hand.history(), every[0].history_reads), out.history),  # None unless a measure reads it
+            "declarations": (hand.declared, out.declared),  # None unless a category is measured on dealt cards
         }
         differ = [what for what, (a, b) in played.items() if a != b]
         for rules, kernel in kernels:
             if kernel is None:
                 continue
-            scores = score_hand(rules, hand.piles, hand.escobas, hand.history())
-            category_points, points = kernel.score(out.piles, out.escobas, out.history)
+            scores = score_hand(rules, hand.piles, hand.escobas, hand.history(), hand.declared)
+            category_points, points = kernel.score(out.piles, out.escobas, out.history, out.declared)
             if category_points != [p for s in scores for p in s.points]:
                 differ.append(f"{rules.id}'s category points")
             if points != [sum(s.points[side] for s in scores) for side in range(len(hand.piles))]:

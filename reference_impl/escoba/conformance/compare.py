@@ -35,6 +35,7 @@ EVENT_CLASS = {
     "table": "deal",
     "deal": "deal",
     "opening": "opening-table",
+    "declaration": "hand-score",  # points for cards as dealt: what the hand scores
     "play": "capture",
     "escoba": "escoba",
     "leftovers": "leftovers",
@@ -45,7 +46,7 @@ EVENT_CLASS = {
 }
 # Events that appear or not depending on a rule: when one stands where another was expected,
 # the rule about the one that appears (or vanishes) is the rule that went wrong.
-_OPTIONAL = ("escoba", "leftovers", "opening", "tie", "match_end")
+_OPTIONAL = ("escoba", "leftovers", "opening", "declaration", "tie", "match_end")
 
 CLASSES = (
     "legal-moves",

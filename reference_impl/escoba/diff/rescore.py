@@ -114,7 +114,8 @@ class Replayer:
             return Outcome(None, None, None, *self.blocked)
         a_hand = played.hand
         # B's measures may read the hand's history: A's hand has it only if A's measures did too.
-        if self.shortcut and (not self.b.needs_history or a_hand.captures is not None):
+        # B's declarations (categories measured on dealt cards) are B's own: its hand replays.
+        if self.shortcut and (not self.b.needs_history or a_hand.captures is not None) and not self.b.declarations:
             scores = score_hand(self.b, a_hand.piles, a_hand.escobas, a_hand.history())
             return Outcome(scores, _points(scores, len(a_hand.piles)), self.b_side_of)
         b, deck = self.b, self.b.deck

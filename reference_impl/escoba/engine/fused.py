@@ -62,6 +62,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from escoba.engine.deal import deal_plan, leader
+from escoba.engine.declarations import declared as declared_by
 from escoba.engine.hand import MAX_REDEALS, Hand, opening_of
 from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.errors import EscobaError
@@ -198,6 +199,8 @@ class Outcome:
     # What `Hand.history()` gives, for rulesets that keep it, as far as their measures read it:
     # every capture, only the sweeps, or none (`Fused.kept`); who made the last capture always.
     history: list[SideHistory] | None = None
+    # Per side and category, the declarations added up (`Hand.declared`); None without any.
+    declared: list[list[Any]] | None = None
 
     @property
     def points(self) -> list[int]:
@@ -212,7 +215,8 @@ class _Position:
     """A hand in play as the loop holds it: cards as codes (`Fused`), hands in deck order, the
     table sorted, the stock from `pos` on to be dealt, piles as bitmasks; the turns left in
     the round (`_turns`); each side's history so far (None when the ruleset keeps none), the
-    plays made and the deal round (`Hand.captures`, `.plays`, `.round`)."""
+    plays made and the deal round (`Hand.captures`, `.plays`, `.round`); each side's
+    declarations so far (`Hand.declared`; None for a ruleset without any)."""
 
     hands: list[list[int]]
     table: list[int]
@@ -225,6 +229,7 @@ class _Position:
     history: list[list[Capture]] | None
     plays: int
     round: int
+    declared: list[list[Any]] | None = None
 
 
 class _Table:
@@ -361,7 +366,10 @@ class Fused:
         self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
         self._openings: dict[int, tuple[str, int, int] | None] = {}
         self._tables: dict[tuple[int, int], _Table] = {}
-        self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`)
+        self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`), and its declarations' index
+        # Declarations (categories measured on dealt cards): what a hand or table declares, by
+        # where it was measured and the cards' mask (`engine/declarations.declared`).
+        self._declared: dict[tuple[str, int], Any] | None = {} if rules.declarations else None
         self._no_history = (None,) * max(rules.player_counts)  # the measures' history when none is kept
         # The captures a hand's history keeps: every one if a measure reads `captures`; if they
         # read no more than `sweeps`, the sweeps (`sweeps` is the same list then); if only
@@ -572,6 +580,7 @@ class Fused:
             else:
                 rng.shuffle(stock)
             table = [stock[p] for p in t.table]
+            turned = table  # (the opening may take it: a declaration measures it as it was turned)
             found = self._opening(table) if table else None
             if found is None:
                 break
@@ -601,7 +610,12 @@ class Fused:
             hands.append(h)
         table.sort()
         history: list[list[Capture]] | None = [[] for _ in range(t.sides)] if self.rules.needs_history else None
-        at = _Position(hands, table, stock, t.first_stop, piles, escobas, last, t.first_turns, history, 0, 1)
+        declared = None
+        if self._declared is not None:
+            declared = [[0] * len(self.rules.categories) for _ in range(t.sides)]
+            self._declare(declared, [t.side_of[dealer]], [turned], "table")
+            self._declare(declared, [t.side_of[s] for s in range(players)], hands, "dealt")
+        at = _Position(hands, table, stock, t.first_stop, piles, escobas, last, t.first_turns, history, 0, 1, declared)
         outcome = self._play(rng, t, at, trace)
         outcome.set_aside |= set_aside
         outcome.opening = (taken, opening_escobas, aside, redeals)
@@ -732,9 +746,9 @@ class Fused:
                                    not left and pos >= stock_end, swept)  # fmt: skip
             if pos == stock_end:
                 break
-            pos, turns = self._deal_round(t, hands, stock, pos)
+            pos, turns = self._deal_round(t, hands, stock, pos, at.declared)
             deal_round += 1
-        return self._finish(t, sum(map(code_bit.__getitem__, table)), piles, escobas, last, at.history)
+        return self._finish(t, sum(map(code_bit.__getitem__, table)), piles, escobas, last, at.history, at.declared)
 
     def _nth_capture(self, captures: Sequence[int], r: int, table: list[int]) -> int:
         """The index, among a card's `captures` (masks of table positions, in the memo's order),
@@ -767,20 +781,43 @@ class Fused:
         """A capture added to the side's history, as `Hand._remember` records it."""
         mine.append(tuple.__new__(Capture, (card, mask ^ 1 << card, deal_round, first, last, bool(swept))))
 
-    def _deal_round(self, t: _Table, hands: list[list[int]], stock: list[int], pos: int) -> tuple[int, Turns]:
+    def _deal_round(
+        self, t: _Table, hands: list[list[int]], stock: list[int], pos: int, declared: list[list[Any]] | None = None
+    ) -> tuple[int, Turns]:  # fmt: skip
         """The next round dealt from `stock` at `pos` into `hands` (the deal convention, as
-        positions: `_Table.rounds`): the position after it and its turns."""
+        positions: `_Table.rounds`), what its hands declare added to `declared`: the position
+        after it and its turns."""
         packets, turns = t.rounds[len(stock) - pos]
         in_deck_order = self.card_mask.__and__
         for s, a, b, positions in packets:
             dealt = stock[pos + a : pos + b] if positions is None else [stock[pos + p] for p in positions]
             dealt.sort(key=in_deck_order)
             hands[s] = dealt
+        if declared is not None:
+            self._declare(declared, [t.side_of[s] for s, *_ in packets], [hands[s] for s, *_ in packets], "dealt")
         return pos + len(turns), turns
+
+    def _declare(self, declared: list[list[Any]], sides: Sequence[int], hands: Sequence[Sequence[int]], on: str) -> None:
+        """Add what each of these hands (codes) declares to its side (`Hand._declare`), each
+        remembered by its cards."""
+        memo, card_mask, bit = self._declared, self.card_mask, self.code_bit
+        assert memo is not None
+        for side, held in zip(sides, hands):
+            if not held:
+                continue
+            key = (on, sum(map(bit.__getitem__, held)))
+            try:
+                values = memo[key]
+            except KeyError:
+                if len(memo) >= MEMO_LIMIT:
+                    memo.clear()
+                values = memo[key] = declared_by(self.rules, [x & card_mask for x in held], on)
+            if values is not None:
+                declared[side] = [a + b for a, b in zip(declared[side], values)]
 
     def _finish(
         self, t: _Table, mask: int, piles: list[int], escobas: list[int], last: int | None,
-        captures: list[list[Capture]] | None,
+        captures: list[list[Capture]] | None, declared: list[list[Any]] | None = None,
     ) -> Outcome:  # fmt: skip
         """The hand's end: the cards left on the table (`mask`) given as the rules say, and the
         hand scored."""
@@ -804,28 +841,41 @@ class Fused:
         history = None
         if captures is not None:
             history = side_histories(captures, t.side_of[last] if last is not None else None)
-        return Outcome(self._category_points(piles, escobas, history), escobas, piles, set_aside, (0, 0, 0, 0), history)
+        points = self._category_points(piles, escobas, history, declared)
+        return Outcome(points, escobas, piles, set_aside, (0, 0, 0, 0), history, declared)
 
     def score(
-        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None = None
-    ) -> tuple[list[int], list[int]]:
+        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None = None,
+        declared: list[list[Any]] | None = None,
+    ) -> tuple[list[int], list[int]]:  # fmt: skip
         """Points per category and side (category major) and per side, for piles as bitmasks
-        (and each side's history, needed when the ruleset's measures read it)."""
-        cells, sides = self._category_points(piles, escobas, history), len(piles)
+        (and each side's history, needed when the ruleset's measures read it; each side's
+        declarations, for a ruleset with categories measured on dealt cards)."""
+        cells, sides = self._category_points(piles, escobas, history, declared), len(piles)
         return cells, [sum(cells[side::sides]) for side in range(sides)]
 
     def _category_points(
-        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None
+        self, piles: list[int], escobas: list[int], history: list[SideHistory] | None,
+        declared: list[list[Any]] | None = None,
     ) -> list[int]:  # fmt: skip
         if self.rules.needs_history and history is None:
             raise EscobaError(f"the measures of {self.rules.id} read the hand's history, and none was given")
-        scoring = self._scoring.get(len(piles))
+        sides = len(piles)
+        scoring = self._scoring.get(sides)
         if scoring is None:
-            scoring = self._scoring[len(piles)] = [_scorer(cat, len(piles)) for cat in self.rules.categories]
+            # A category measured on dealt cards is scored from its declarations, added up as
+            # they were dealt: its award is given those values where others get the piles.
+            scoring = self._scoring[sides] = [
+                (_scorer(cat, sides), None) if cat.measured_on == "pile"
+                else (_scorer(dataclasses.replace(cat, measure_on_mask=_as_declared), sides), k)
+                for k, cat in enumerate(self.rules.categories)
+            ]  # fmt: skip
         each = history if history is not None else self._no_history
+        if declared is None:
+            declared = [[0] * len(scoring)] * sides
         cells: list[int] = []
-        for award in scoring:
-            cells += award(piles, escobas, each)
+        for award, k in scoring:
+            cells += award(piles if k is None else [mine[k] for mine in declared], escobas, each)
         return cells
 
     # -------------------------------------------------------------- from a given position
@@ -851,6 +901,7 @@ class Fused:
             [code[c] for c in hand._stock], hand._next, piles, list(hand.escobas), hand.last_capturer,
             _turns([len(h) for h in hand.hands], hand.to_play, t.next),
             [self._kept_of(mine) for mine in hand.captures] if hand.captures is not None else None, hand.plays, hand.round,
+            None if hand.declared is None else [list(d) for d in hand.declared],
         )  # fmt: skip
         return self._play(rng, t, at, trace)
 
@@ -859,6 +910,11 @@ class Fused:
         if self.kept == "captures":
             return list(captures)
         return [c for c in captures if c.escoba] if self.kept == "sweeps" else []
+
+
+def _as_declared(value: Any, escobas: int, history: Any) -> Any:
+    """A category's measure when its values were added up as the cards were dealt (`Outcome.declared`)."""
+    return value
 
 
 def _extended(fewer: Sequence, start: int, value: int, position: int) -> list:

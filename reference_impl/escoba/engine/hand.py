@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from escoba.engine.deal import TABLE, deal_round, dealing_order, first_deal_steps, leader
+from escoba.engine.declarations import declared, scoring_categories
 from escoba.engine.history import Capture, SideHistory, side_histories
 from escoba.engine.scoring import CategoryScore, score_hand
 from escoba.engine.view import View
@@ -103,6 +105,9 @@ class Hand:
         self.round = 0  # deal rounds dealt from the current deck order (1 after the first deal)
         # The hand's history, per side, kept only when a measure reads it (engine/history.py).
         self.captures: list[list[Capture]] | None = [[] for _ in range(self.sides)] if rules.needs_history else None
+        # Per side, per category, the values of its declarations so far (categories measured on
+        # dealt cards, engine/declarations.py); kept only when the ruleset has such categories.
+        self.declared: list[list[Any]] | None = self._no_declarations() if rules.declarations else None
         self.scores: list[CategoryScore] | None = None
         self.points: list[int] | None = None
         self._stock: list[int] = []
@@ -122,10 +127,30 @@ class Hand:
                     self._deal_table()
                 else:
                     self._deal_round()
+            turned = list(self.table)
             if self._opening():
+                if self.declared is not None:  # shown once the deal stands (not before a redeal)
+                    self._declare([self.dealer], [turned], "table")
+                    self._declare(self._seats, [self.hands[s] for s in self._seats], "dealt")
                 self.to_play = self.leader
                 return
         raise EscobaError(f"no playable deal after {MAX_REDEALS} redeals")
+
+    def _no_declarations(self) -> list[list[Any]]:
+        return [[0] * len(self.rules.categories) for _ in range(self.sides)]
+
+    def _declare(self, seats: Sequence[int], cards: Sequence[Sequence[int]], on: str) -> None:
+        """Score what these seats' cards (each seat's hand as dealt, or the table the dealer
+        turned up) declare, and show each declaration (`declaration` events)."""
+        assert self.declared is not None
+        for seat, held in zip(seats, cards):
+            values = declared(self.rules, held, on) if held else None  # (no table, a seat dealt nothing)
+            if values is None:
+                continue
+            side = self.side_of[seat]
+            self.declared[side] = [a + b for a, b in zip(self.declared[side], values)]
+            self._emit({"event": "declaration", "seat": seat, "side": side, "cards": self._codes(sorted(held)),
+                        "categories": scoring_categories(values, self.rules)})  # fmt: skip
 
     def _take_deck(self) -> None:
         try:
@@ -319,6 +344,8 @@ class Hand:
         elif self._next < len(self._stock):
             self._deal_round()
             hands = self.hands
+            if self.declared is not None:
+                self._declare(self._seats, [hands[s] for s in self._seats], "dealt")
             self.to_play = self.leader if hands[self.leader] else next_holding(self.leader, step, hands)
         else:
             self._finish()
@@ -347,7 +374,7 @@ class Hand:
                     self.escobas[side] += 1
                 self._emit({"event": "leftovers", "seat": seat, "side": side, "cards": self._codes(left)})
             self.table = []
-        self.scores = score_hand(rules, self.piles, self.escobas, self.history())
+        self.scores = score_hand(rules, self.piles, self.escobas, self.history(), self.declared)
         self.points = [sum(s.points[side] for s in self.scores) for side in range(self.sides)]
         if self.events is not None:
             self.events.extend(s.to_event() for s in self.scores)
@@ -389,7 +416,7 @@ class Hand:
             "last_capturer": self.last_capturer,
             "plays": self.plays,
             "points": list(self.points) if self.points is not None else None,
-        } | self._history_json()
+        } | self._history_json() | self._declared_json()
 
     def _history_json(self) -> dict:
         """The history part of a snapshot: only for rulesets whose measures read it."""
@@ -400,6 +427,10 @@ class Hand:
             "round": self.round,
             "captures": [c.to_json(code, side) for side, mine in enumerate(self.captures) for c in mine],
         }
+
+    def _declared_json(self) -> dict:
+        """The declarations part of a snapshot: only for rulesets with declarations."""
+        return {} if self.declared is None else {"declared": [list(mine) for mine in self.declared]}
 
     @classmethod
     def from_json(cls, rules: Rules, data: dict, *, record: bool = True) -> Hand:
@@ -422,6 +453,7 @@ class Hand:
             record=record,
             round=int(data.get("round", 0)),
             captures=_captures_from_json(rules, data),
+            declared=_declared_from_json(rules, data),
         )
 
     @classmethod
@@ -444,6 +476,7 @@ class Hand:
         record: bool = True,
         round: int = 0,
         captures: list[list[Capture]] | None = None,
+        declared: list[list[Any]] | None = None,
         check: bool = True,
     ) -> Hand:
         """A hand in play from its parts (the lists are taken, not copied): what `from_json`
@@ -467,6 +500,9 @@ class Hand:
             if captures is None:
                 raise EscobaError(f"no captures given, and the measures of {rules.id} read the hand's history")
             self.captures = captures
+        self.declared = None
+        if rules.declarations:  # a snapshot without them (made before any deal was shown): none yet
+            self.declared = declared if declared is not None else self._no_declarations()
         self._legal = None
         self.scores = None
         self.points = points
@@ -475,7 +511,7 @@ class Hand:
             if everything != list(rules.deck.cards):
                 raise DeckError("the snapshot does not hold every card of the deck exactly once")
         if to_play is None and points is not None:
-            self.scores = score_hand(rules, piles, escobas, self.history())
+            self.scores = score_hand(rules, piles, escobas, self.history(), self.declared)
         return self
 
     # ------------------------------------------------------------------ what a seat knows
@@ -502,6 +538,7 @@ class Hand:
             points=None if self.points is None else tuple(self.points),
             round=self.round,
             captures=None if self.captures is None else tuple(tuple(mine) for mine in self.captures),
+            declared=None if self.declared is None else tuple(tuple(mine) for mine in self.declared),
         )
 
     def determinize(self, seat: int, rng: random.Random, *, record: bool = False) -> Hand:
@@ -546,6 +583,7 @@ class Hand:
             record=record,
             round=view.round,
             captures=None if view.captures is None else [list(mine) for mine in view.captures],
+            declared=None if view.declared is None else [list(mine) for mine in view.declared],
             check=False,  # every card is placed once by construction (tests/test_view.py checks)
         )
 
@@ -567,6 +605,8 @@ class Hand:
         other.deck_orders = list(self.deck_orders)
         if self.captures is not None:
             other.captures = [list(mine) for mine in self.captures]
+        if self.declared is not None:
+            other.declared = [list(mine) for mine in self.declared]
         other._decks = iter(())  # redeals happen only while dealing, which is over
         if self.events is not None:
             other.events = list(self.events)
@@ -605,6 +645,13 @@ def _as_move(move: object, rules: Rules) -> Move:
             if all(isinstance(c, int) and not isinstance(c, bool) for c in (card, *take)):
                 return Move(card, tuple(sorted(take)))
     raise TypeError(f"a move is {_MOVE_FORMS}, not {type(move).__name__} {move!r:.60}")
+
+
+def _declared_from_json(rules: Rules, data: dict) -> list[list[Any]] | None:
+    """A snapshot's declarations so far, per side and category; None when the ruleset has none."""
+    if not rules.declarations or "declared" not in data:
+        return None
+    return [list(mine) for mine in data["declared"]]
 
 
 def _deck_problem(rules: Rules, order: Sequence[int]) -> str:

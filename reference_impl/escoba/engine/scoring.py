@@ -37,11 +37,15 @@ def score_category(
     piles: Sequence[list[int]],
     escobas: Sequence[int],
     history: Sequence[SideHistory] | None = None,
+    declared: Sequence[Any] | None = None,
 ) -> CategoryScore:
     """Score one category. `history` (per side) is required when the category's measure reads
-    the hand's history (`cat.needs_history`)."""
+    the hand's history (`cat.needs_history`); `declared` (per side) are the measures of a
+    category measured on dealt cards (`cat.measured_on`: engine/declarations.py), added up as
+    they were dealt."""
     sides = len(piles)
     points = [0] * sides
+    measures: tuple[Any, ...]
     if cat.policy == "holder":
         measures = tuple(cat.card in pile for pile in piles)
         holders = [s for s in range(sides) if measures[s]]
@@ -51,7 +55,9 @@ def score_category(
         return CategoryScore(cat.id, measures, tuple(points), reason)
 
     assert cat.measure is not None  # every policy but holder has a measure (schema)
-    if cat.needs_history:
+    if cat.measured_on != "pile":
+        measures = tuple(_number(v) for v in declared) if declared is not None else (0,) * sides
+    elif cat.needs_history:
         assert history is not None, f"category {cat.id} reads the hand's history: pass it"
         measures = tuple(_number(cat.measure(p, e, h)) for p, e, h in zip(piles, escobas, history))
     else:
@@ -95,9 +101,14 @@ def score_hand(
     piles: Sequence[list[int]],
     escobas: Sequence[int],
     history: Sequence[SideHistory] | None = None,
+    declared: Sequence[Sequence[Any]] | None = None,
 ) -> list[CategoryScore]:
-    """Score every category; `history` per side when `rules.needs_history`."""
-    return [score_category(cat, piles, escobas, history) for cat in rules.categories]
+    """Score every category; `history` per side when `rules.needs_history`; `declared` per side
+    and category (`Hand.declared`) when the ruleset has declarations (none declared: zeros)."""
+    return [
+        score_category(cat, piles, escobas, history, None if declared is None else [mine[k] for mine in declared])
+        for k, cat in enumerate(rules.categories)
+    ]
 
 
 def _number(value: Any) -> Any:

@@ -62,6 +62,9 @@ class View:
     # round and each side's captures so far, in order. Public: every capture is made face up.
     round: int = 0
     captures: tuple[tuple[Capture, ...], ...] | None = None
+    # Only for rulesets with declarations (categories measured on dealt cards): each side's
+    # values so far, per category. Public: a declaration is shown.
+    declared: tuple[tuple[Any, ...], ...] | None = None
 
     @property
     def hand(self) -> tuple[int, ...]:
@@ -105,7 +108,7 @@ class View:
             "last_capturer": self.last_capturer,
             "plays": self.plays,
             "points": None if self.points is None else list(self.points),
-        } | self._history_json()
+        } | self._history_json() | ({} if self.declared is None else {"declared": [list(d) for d in self.declared]})
 
     def _history_json(self) -> dict[str, Any]:
         if self.captures is None:

@@ -59,6 +59,7 @@ class HandFacts:
     last_play_clears: bool = False  # the hand's last play took every card on the table
     plays: list[Played] = field(default_factory=list)
     deals: int = 0  # rounds dealt (the last one once the hand is over)
+    dealt: list[list[str]] = field(default_factory=list)  # each hand dealt to a seat, every round
     held: list[int] = field(default_factory=list)  # cards each seat holds
     escobas: list[tuple[dict, dict]] = field(default_factory=list)  # (escoba event, the play)
     taken: dict[int, list[str]] = field(default_factory=dict)  # by side: the cards captured (the pile)
@@ -121,6 +122,7 @@ class Facts:
             elif kind == "deal":
                 hand.deals += 1
                 hand.held = [len(cards) for cards in event.get("hands", [])]
+                hand.dealt += [[str(c) for c in cards] for cards in event.get("hands", []) if isinstance(cards, list)]
             elif kind == "legal":
                 hand.legal.append(dict(event))
             elif kind == "play":

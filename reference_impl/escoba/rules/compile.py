@@ -40,6 +40,10 @@ class Category:
     card: int | None = None  # holder
     needs_history: bool = False
     history_reads: frozenset[str] = frozenset()  # the history's names the measure reads (`Compiled`)
+    # pile: the side's captures as the hand ends; dealt: each hand as dealt to the side, the
+    # values added up (a declaration, engine/declarations.py); table: the opening table, for
+    # the dealer's side.
+    measured_on: str = "pile"
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,11 @@ class Rules:
     # Which of its names they read: the fused simulation loop records only the sweeps when no
     # measure reads every capture, and no capture when they read only last_capture.
     history_reads: frozenset[str] = frozenset()
+    # The indices of the categories measured on dealt cards (a hand, the opening table), not
+    # on the pile: Hand adds them up as the cards are dealt. Empty for most rulesets.
+    declarations: tuple[int, ...] = ()
+    # A card that stands for any card when a dealt hand is measured (None: none does).
+    declaration_wild: int | None = None
 
     def __deepcopy__(self, memo: dict) -> Rules:
         return self  # compiled once and never changed: a copy of a state shares its rules
@@ -160,6 +169,7 @@ def compile_rules(doc: Mapping[str, Any]) -> Rules:
         categories=categories,
         needs_history=any(c.needs_history for c in categories) or any(o.needs_history for o in outright),
         history_reads=frozenset().union(*(c.history_reads for c in categories), *(o.history_reads for o in outright)),
+        declarations=tuple(i for i, c in enumerate(categories) if c.measured_on != "pile"),
         **fields,
     )
 

@@ -442,6 +442,7 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "card": ((SET, RANK, SUIT), SET),
     "best": ((SET, MAP), NUMBER),
     "total": ((SET, MAP), NUMBER),
+    "of_a_kind": ((SET,), NUMBER),
     "min": ((NUMBER, NUMBER), NUMBER),
     "max": ((NUMBER, NUMBER), NUMBER),
     # The hand's history: lists of captures, filtered, and the cards they moved.
@@ -457,6 +458,9 @@ _VARIABLES = {"cards": SET, "deck": SET, "escobas": NUMBER, "captures": EVENTS, 
               "last_capture": BOOL}
 _HISTORY = ("captures", "sweeps", "last_capture")
 _SIDE_ONLY = ("cards", "escobas", *_HISTORY)
+# What a measure of cards as dealt (a hand, the opening table: context "hand") cannot see.
+_PLAY_ONLY = ("escobas", *_HISTORY)
+CONTEXTS = ("side", "global", "hand")
 _KEYWORDS = ("none", "true", "false")
 _ORDINALS = ("first", "second", "third")
 
@@ -516,7 +520,8 @@ class _Checker:
     def __init__(self, env: ExprEnv, context: str, text: str):
         self.env, self.context, self.text = env, context, text
         self.suits = {s: s for s in env.suits} | dict(env.suit_aliases)
-        self.variables = [v for v in _VARIABLES if context == "side" or v not in _SIDE_ONLY]
+        hidden = {"side": (), "global": _SIDE_ONLY, "hand": _PLAY_ONLY}[context]
+        self.variables = [v for v in _VARIABLES if v not in hidden]
         self.errors: list[ExprError] = []  # every problem found, in the order found
 
     def error(self, message: str, node: Node) -> ExprError:
@@ -566,7 +571,11 @@ class _Checker:
                     or _suggest(node.name, list(_FUNCTIONS)) or self.known_names())
             raise self.error(f"unknown name {node.name!r}{hint}", node)
         kind, ident, typ = found
-        if kind == "var" and ident in _SIDE_ONLY and self.context != "side":
+        if kind == "var" and ident in _PLAY_ONLY and self.context == "hand":
+            raise self.error(
+                f"{ident!r} is not known when the cards are dealt: a measure of dealt cards sees 'cards' and 'deck'", node
+            )
+        if kind == "var" and ident in _SIDE_ONLY and self.context == "global":
             raise self.error(
                 f"{ident!r} belongs to a side and cannot be used here; only 'deck' can", node
             )
@@ -1027,6 +1036,8 @@ class _Compiler:
             return _Value(lambda m, e, h: len(events(m, e, h)))
         chosen = self.set_of(node.args[0])
         source, mask = chosen.source, chosen.mask
+        if node.func == "of_a_kind":
+            return self.of_a_kind(chosen)
         if node.func == "count":
             if source == "deck":
                 return _Value(None, mask.bit_count())
@@ -1063,6 +1074,25 @@ class _Compiler:
         of = chosen.call()
         return _Value(lambda m, e, h: of_bits(of(m, e, h)))
 
+    def of_a_kind(self, chosen: _Set) -> _Value:
+        """The most cards of one rank in the set (three of a kind: 3); 0 for an empty set.
+        Jokers have no rank and count for none."""
+        by_rank = [0] * len(self.env.ranks)
+        for i, r in enumerate(self.env.card_rank):
+            if r >= 0:
+                by_rank[r] |= 1 << i
+        ranks = [m & chosen.mask for m in by_rank if m & chosen.mask]
+
+        def most(bits: int) -> object:
+            return max([(bits & m).bit_count() for m in ranks], default=0)
+
+        if chosen.source == "deck":
+            return _Value(None, most(self.full))
+        if chosen.source == "cards":
+            return _Value(lambda m, e, h: most(m))
+        of = chosen.call()
+        return _Value(lambda m, e, h: most(of(m, e, h)))
+
 
 def _kind_of(node: Node) -> str:
     """SET or EVENTS, for a checked set-or-events node (count's argument)."""
@@ -1076,14 +1106,15 @@ def _kind_of(node: Node) -> str:
 
 
 def compile_expression(text: str, env: ExprEnv, *, context: str = "side") -> Compiled:
-    """Parse, check and compile one expression; `context` is "side" or "global".
+    """Parse, check and compile one expression; `context` is "side", "global" or "hand".
 
     A "side" expression is a measure of one side's pile (`cards`, `escobas`) and history
     (`captures`, `sweeps`, `last_capture`); a "global" one (a threshold such as
-    `count(deck) / 2`) may use only `deck` and literals.
+    `count(deck) / 2`) may use only `deck` and literals; a "hand" one measures cards as they
+    are dealt (a player's hand, the opening table: `cards`), before any play, with `deck`.
     """
-    if context not in ("side", "global"):
-        raise ValueError(f"context must be 'side' or 'global', not {context!r}")
+    if context not in CONTEXTS:
+        raise ValueError(f"context must be one of {', '.join(CONTEXTS)}, not {context!r}")
     checker = _Checker(env, context, text)
     node, kind = checker.check(_parse(text))
     if checker.errors:

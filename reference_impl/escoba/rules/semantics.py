@@ -297,14 +297,22 @@ class _Checker:
             # A measure is checked even beside a broken award: only what kind it must be (a
             # number, a condition) waits for a policy the schema found right.
             policy = category["award"]["policy"] if self.whole(here + ("award",)) else None
-            if policy == "holder":
+            dealt = category.get("measured_on", "pile") != "pile"
+            if dealt and policy not in ("per_unit", None):
+                self.problem(here + ("measured_on",), f"a category measured on dealt cards scores per declaration: award per_unit, not {policy}")
+            elif policy == "holder":
                 card = category["award"]["card"]
                 if cards is not None and not _names_card(cards, card):
                     self.problem(here + ("award", "card"), f"no card '{card}' in the deck")
             elif env is not None and "measure" in category and self.whole(here + ("measure",)):
-                self.expression(category["measure"], here + ("measure",), env, "side", _MEASURE_KIND.get(policy or ""), policy)
+                kind = _MEASURE_KIND.get(policy or "")
+                wanted = ("number", "bool") if dealt else (kind,) if kind else None
+                self.expression(category["measure"], here + ("measure",), env, "hand" if dealt else "side", wanted, policy)
             if policy == "threshold" and isinstance(category["award"]["more_than"], str) and env is not None:
-                self.expression(category["award"]["more_than"], here + ("award", "more_than"), env, "global", "number", policy)
+                self.expression(category["award"]["more_than"], here + ("award", "more_than"), env, "global", ("number",), policy)
+        wild = deck.get("declaration_wild")
+        if wild is not None and cards is not None and self.whole(("deck", "declaration_wild")) and not _names_card(cards, wild):
+            self.problem(("deck", "declaration_wild"), f"no card '{wild}' in the deck")
 
     def outright(self) -> None:
         """Each way to win a match at once has an id of its own and a condition for a measure."""
@@ -316,9 +324,11 @@ class _Checker:
             if item["id"] in seen:
                 self.problem(here + ("id",), f"a second way to win at once with id '{item['id']}'")
             seen.add(item["id"])
-            self.expression(item["measure"], here + ("measure",), env, "side", "bool", "wins_outright")
+            self.expression(item["measure"], here + ("measure",), env, "side", ("bool",), "wins_outright")
 
-    def expression(self, text: str, parts: tuple[str | int, ...], env: Any, context: str, wanted: str | None, policy: str | None) -> None:
+    def expression(
+        self, text: str, parts: tuple[str | int, ...], env: Any, context: str, wanted: tuple[str, ...] | None, policy: str | None
+    ) -> None:  # fmt: skip
         try:
             compiled = compile_expression(text, env, context=context)
         except ExprError as error:
@@ -326,10 +336,11 @@ class _Checker:
                 # One line for the excerpt: a literal block's line breaks would misplace the caret.
                 self.problem(parts, each.message, excerpt=text.replace("\n", " "), caret=each.column)
             return
-        if wanted is not None and compiled.kind != wanted:
+        if wanted is not None and compiled.kind not in wanted:
             what = "measure" if parts[-1] == "measure" else "bound"
             whose = "a way to win at once" if policy == "wins_outright" else f"a '{policy}' award"
-            self.problem(parts, f"the {what} of {whose} must be {_KIND_WORDS[wanted]}, got {_KIND_WORDS[compiled.kind]}")
+            must = " or ".join(_KIND_WORDS[w] for w in wanted)
+            self.problem(parts, f"the {what} of {whose} must be {must}, got {_KIND_WORDS[compiled.kind]}")
 
     # -- provenance -------------------------------------------------------------------------
 

@@ -452,7 +452,7 @@ def _check_schema(data: Any, where: Path) -> None:
 
 
 _EVENTS = (
-    "hand_start", "table", "deal", "opening", "legal", "play", "escoba", "leftovers", "score",
+    "hand_start", "table", "deal", "opening", "declaration", "legal", "play", "escoba", "leftovers", "score",
     "hand_end", "totals", "tie", "match_end", "rejected", "state",
 )  # fmt: skip
 
@@ -506,7 +506,7 @@ def _entry(move: str | Mapping[str, Any]) -> str | Probe:
 
 # The fields of each event that hold card codes (schemas/transcript.schema.json).
 _CARD_FIELDS = {
-    "table": ("cards",), "deal": ("hands",), "opening": ("cards",), "leftovers": ("cards",),
+    "table": ("cards",), "deal": ("hands",), "opening": ("cards",), "declaration": ("cards",), "leftovers": ("cards",),
     "play": ("card", "take"), "legal": ("moves",), "state": ("hands", "table", "piles"),  # not `rejected`: a probe may send `Zz`
 }  # fmt: skip
 
@@ -685,9 +685,10 @@ def _order_name(event: Mapping[str, Any]) -> str:
 _FOLLOWS: dict[str, tuple[str, ...]] = {
     "start": ("hand_start",),
     "hand_start": ("table", "deal"),
-    "table": ("deal", "opening", "legal"),
-    "deal": ("table", "opening", "legal"),
-    "opening": ("hand_start", "legal"),
+    "table": ("deal", "opening", "declaration", "legal"),
+    "deal": ("table", "opening", "declaration", "legal"),
+    "opening": ("hand_start", "declaration", "legal"),
+    "declaration": ("declaration", "legal"),
     "legal": ("play", "rejected"),
     "legal (hand over)": ("rejected", "hand_start"),
     "rejected": ("state",),

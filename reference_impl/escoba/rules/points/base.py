@@ -174,6 +174,9 @@ _WORDS = {
     "highest_wins": "highest total wins",
     "extra_hand": "another hand",
     "shared_win": "shared win",
+    "pile": "the side's captures",
+    "dealt": "each hand as dealt (a declaration)",
+    "table": "the opening table (the dealer's side)",
 }
 
 

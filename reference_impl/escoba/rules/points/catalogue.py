@@ -55,6 +55,7 @@ DERIVED: dict[str, str] = {
     "Rules.categories": "the scoring.* points of each category",
     "Rules.needs_history": "some category's measure reads the hand's history (scoring.*.measure)",
     "Rules.history_reads": "the history names the categories' measures read (scoring.*.measure)",
+    "Rules.declarations": "the categories measured on dealt cards, not the pile (scoring.*.measured_on)",
 }
 
 
@@ -230,6 +231,8 @@ def category_value(cat: Mapping[str, Any], rule: RulePoint) -> tuple[Any, bool]:
         return {"id": str(cat["id"]), "title": str(cat.get("title", cat["id"]))}, True
     if rule.name == "measure" and ("measure" not in cat or (cat.get("award") or {}).get("policy") == "holder"):
         return None, False
+    if rule.name == "measured_on" and cat.get("measured_on", "pile") == "pile":
+        return None, False  # the pile, as every category but a declaration: no row of its own
     if rule.name in cat:
         return cat[rule.name], True
     return (None if rule.default is REQUIRED else default_of(rule, cat)), False

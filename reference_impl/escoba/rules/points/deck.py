@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from escoba.rules.points.base import RulePoint, always, never, number
+from escoba.rules.points.base import ANY, RulePoint, always, never, number
+from escoba.rules.points.meanings import meanings_of
 
 _INTO_DECK = "compiled with the other deck points into Rules.deck (game/cards.py)"
 _DEALT = "a case's deck orders are dealt under it: no other value deals them"
@@ -41,6 +42,19 @@ def _values_text(ranks: Any, doc: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _wild_card(value: Any, doc: Mapping[str, Any]) -> int | None:
+    """The declaration wild card as a card index (None: no wild card)."""
+    return None if value is None else meanings_of(doc).deck().card(str(value))
+
+
+def _wild_held(position: Any, facts: Any) -> bool:
+    """A hand dealt with the wild card in it: the declarations could read it otherwise."""
+    if position.value is None:
+        return False
+    code = meanings_of(facts.doc).card_code(position.value)
+    return any(code in cards for h in facts.hands for cards in h.dealt)
+
+
 POINTS = (
     RulePoint(
         "deck.suits", "deck", "deck",
@@ -72,6 +86,19 @@ POINTS = (
         exercised=never, when="never: no event depends on it (measures name their suit)",
         forms="a suit id: `oros`",
         fixed=_DEALT,
+    ),
+    RulePoint(
+        "deck.declaration_wild", "deck", "wild card in declarations", default=None,
+        text=lambda v, doc: "—" if v is None else meanings_of(doc).card_text(v),
+        meaning=lambda v, doc: None if v is None else meanings_of(doc).card(v),
+        fields=("declaration_wild",), compile=_wild_card,
+        exercised=_wild_held, when="a hand is dealt with the wild card in it",
+        assumed=("none",),
+        feature_value=lambda p, f: "none" if p.value is None else meanings_of(f.doc).card_code(p.value),
+        forms="a card code: `7h`; `none`",
+        values=lambda v, doc: [None] if v is not None else [],
+        shows_in=("declaration", "score"),
+        fast_path=ANY,
     ),
     RulePoint(
         "deck.jokers", "deck", "jokers", default=0,

@@ -215,6 +215,16 @@ POINTS = (
         fast_path=ANY,
     ),
     RulePoint(
+        "scoring.*.measured_on", "scoring", "measured on", default="pile",
+        fields=("measured_on",), compile=lambda v, doc: str(v or "pile"),
+        exercised=_scored, when="the category is scored (only a category measured on dealt cards has the point)",
+        assumed=("pile",),
+        forms="`pile`, `dealt`, `table`",
+        values=lambda v, doc: [o for o in ("pile", "dealt", "table") if o != v],
+        shows_in=("declaration", "score"),
+        fast_path=ANY,
+    ),
+    RulePoint(
         "scoring.*.points", "scoring", "points", default=1,
         meaning=lambda v, doc: number(v), text=lambda v, doc: str(number(v)),
         fields=("points",), compile=lambda v, doc: int(v),
