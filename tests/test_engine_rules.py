@@ -78,6 +78,35 @@ def test_opening_redeal_uses_the_next_deck_order():
     assert len(hand.deck_orders) == 2
 
 
+def test_a_condition_on_the_table_deals_again_whatever_the_trigger():
+    """opening_table.redeal_when (three kings and more: no sweep can be made): the table is
+    dealt again even where no opening rule acts (action none), and before the trigger."""
+    from escoba.engine.arrange import arrange_deck
+
+    rules = base_with(opening_table__action="none", opening_table__redeal_when="count(rank(cards, rey)) >= 3")
+    kings = arrange_deck(rules, 2, 0, ["R♦", "R♥", "R♠", "1♣"], [[["3♦", "4♦", "5♦"], ["6♦", "7♦", "S♦"]]])
+    two = arrange_deck(rules, 2, 0, ["R♦", "R♥", "C♠", "1♣"], [[["3♦", "4♦", "5♦"], ["6♦", "7♦", "S♦"]]])
+    hand = Hand(rules, 2, 0, [kings, two])
+    openings = [e for e in hand.events if e["event"] == "opening"]
+    assert openings == [{"event": "opening", "action": "redeal", "seat": 0, "cards": ["Rd", "Rh", "Rs", "1c"]}]
+    assert sorted(hand.table) == sorted(cards(rules, "R♦ R♥ C♠ 1♣")) and len(hand.deck_orders) == 2
+    fifteen = base_with(opening_table__redeal_when="count(rank(cards, 1)) >= 2")  # two aces beat the 15
+    hand = Hand(fifteen, 2, 0, [arrange_deck(fifteen, 2, 0, ["1♦", "1♥", "6♠", "7♣"], [[["3♦", "4♦", "5♦"], ["6♦", "7♦", "S♦"]]]), two])
+    assert [e["action"] for e in hand.events if e["event"] == "opening"] == ["redeal"]
+
+
+def test_a_condition_on_the_table_gives_it_to_the_dealer_without_escoba():
+    """opening_table.dealer_takes_when: a low table (under 9) goes to the dealer's pile with no
+    escoba; a table the trigger takes is taken as the trigger says (one escoba for 15)."""
+    rules = base_with(opening_table__dealer_takes_when="count(cards) == 4 and total(cards, primera) < 60")
+    hand = deal(rules, 2, 1, "2♦ 2♥ 3♠ 1♣", "3♦ 4♦ 5♦", "6♦ 7♦ S♦")  # primera 12 + 12 + 13 + 16 = 53
+    opening = next(e for e in hand.events if e["event"] == "opening")
+    assert (opening["action"], opening["groups"], opening["escobas"], opening["seat"]) == ("dealer_takes", 0, 0, 1)
+    assert hand.escobas == [0, 0] and len(hand.piles[1]) == 4 and hand.last_capturer == 1
+    hand = deal(rules, 2, 1, "2♦ 3♥ 4♠ 6♣", "3♦ 4♦ 5♦", "6♦ 7♦ S♦")  # a 15 too, primera 57: the trigger's
+    assert hand.escobas == [0, 1]
+
+
 # --------------------------------------------------------------------------- compulsory capture
 
 TABLE = "R♣ R♥ 5♠ 2♣"  # 27 in all: no opening trigger

@@ -365,6 +365,7 @@ class Fused:
         self._subsets = _memo(search)  # table values -> its subsets by total, up to `limit` (`_search`)
         self._captures = _memo((*search, rules.compulsory))  # table values -> moves and captures per key
         self._openings: dict[int, tuple[str, int, int] | None] = {}
+        self.opening_by_cards = rules.opening_redeal_when is not None or rules.opening_takes_when is not None
         self._tables: dict[tuple[int, int], _Table] = {}
         self._scoring: dict[int, list] = {}  # sides -> each category's award (`_scorer`), and its declarations' index
         # Declarations (categories measured on dealt cards): what a hand or table declares, by
@@ -547,8 +548,9 @@ class Fused:
         return found
 
     def _opening(self, table: list[int]) -> tuple[str, int, int] | None:
-        """`opening_of` for a table given as codes, remembered by the table's values."""
-        sig = self._sig(table)
+        """`opening_of` for a table given as codes, remembered by the table's values (by its
+        cards, when a condition on the table may read their ranks and suits)."""
+        sig = sum(map(self.code_bit.__getitem__, table)) if self.opening_by_cards else self._sig(table)
         try:
             return self._openings[sig]
         except KeyError:

@@ -43,10 +43,25 @@ def shuffled_decks(rules: Rules, rng: random.Random) -> Iterator[list[int]]:
 
 def opening_of(rules: Rules, table: Sequence[int]) -> tuple[str, int, int] | None:
     """What the opening-table rule does to this table: None when it does not fire, else
-    (action, groups, escobas for the dealer's side). A function of the cards' values and joker
-    marks alone: the fused simulation path (`escoba.engine.fused`) remembers it by those."""
+    (action, groups, escobas for the dealer's side). First a condition to deal again
+    (`redeal_when`), then the trigger, then a condition for the dealer to take the table with no
+    escoba (`dealer_takes_when`). A function of the cards' values and joker marks alone, but for
+    those conditions (which may read ranks and suits): the fused simulation path
+    (`escoba.engine.fused`) remembers it by those, or by the cards."""
+    if not table:
+        return None
+    if rules.opening_redeal_when is not None and rules.opening_redeal_when(table, 0):
+        return "redeal", 0, 0
+    found = _triggered(rules, table)
+    if found is None and rules.opening_takes_when is not None and rules.opening_takes_when(table, 0):
+        return "dealer_takes", 0, 0
+    return found
+
+
+def _triggered(rules: Rules, table: Sequence[int]) -> tuple[str, int, int] | None:
+    """What the opening-table trigger does to this table (None: it does not fire)."""
     finder = rules.finder
-    if rules.opening_action == "none" or not table:
+    if rules.opening_action == "none":
         return None
     if rules.opening_trigger == "total":  # the sum decides: a 30 that does not split is two groups too
         groups = finder.total_groups(table, rules.opening_max_groups)

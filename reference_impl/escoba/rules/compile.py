@@ -111,6 +111,10 @@ class Rules:
     declarations: tuple[int, ...] = ()
     # A card that stands for any card when a dealt hand is measured (None: none does).
     declaration_wild: int | None = None
+    # Conditions on the opening table as turned up (`fn(cards, escobas)`): deal again; the dealer
+    # takes it (no escoba). None: no such condition (engine/hand.opening_of).
+    opening_redeal_when: Callable[..., Any] | None = None
+    opening_takes_when: Callable[..., Any] | None = None
 
     def __deepcopy__(self, memo: dict) -> Rules:
         return self  # compiled once and never changed: a copy of a state shares its rules

@@ -46,7 +46,7 @@ def check(resolved: Resolved, broken: frozenset[str] = frozenset()) -> list[Prob
         (checker.deal, (("deck",), ("players",), ("deal",))),
         (checker.target, (("deck",), ("capture",), ("opening_table",))),
         (checker.categories, (("deck",), ("values",))),
-        (checker.outright, (("deck",), ("values",), ("match",))),
+        (checker.outright, (("deck",), ("values",), ("match",), ("opening_table",))),
         (checker.citations, ()),
         (checker.cited_keys, ()),
     )
@@ -315,10 +315,15 @@ class _Checker:
             self.problem(("deck", "declaration_wild"), f"no card '{wild}' in the deck")
 
     def outright(self) -> None:
-        """Each way to win a match at once has an id of its own and a condition for a measure."""
+        """Each way to win a match at once has an id of its own and a condition for a measure;
+        a condition on the opening table is one too, of the cards as dealt."""
+        env = env_from_deck(self.doc["deck"], self.doc.get("values") or {})
+        for key in ("redeal_when", "dealer_takes_when"):
+            condition = self.doc["opening_table"].get(key)
+            if condition is not None:
+                self.expression(condition, ("opening_table", key), env, "hand", ("bool",), "opening_table")
         items = (self.doc.get("match") or {}).get("wins_outright") or []
         seen: set[str] = set()
-        env = env_from_deck(self.doc["deck"], self.doc.get("values") or {})
         for i, item in enumerate(items):
             here = ("match", "wins_outright", i)
             if item["id"] in seen:
@@ -337,8 +342,8 @@ class _Checker:
                 self.problem(parts, each.message, excerpt=text.replace("\n", " "), caret=each.column)
             return
         if wanted is not None and compiled.kind not in wanted:
-            what = "measure" if parts[-1] == "measure" else "bound"
-            whose = "a way to win at once" if policy == "wins_outright" else f"a '{policy}' award"
+            what = "measure" if parts[-1] in ("measure", "redeal_when", "dealer_takes_when") else "bound"
+            whose = {"wins_outright": "a way to win at once", "opening_table": "an opening-table condition"}.get(policy or "", f"a '{policy}' award")
             must = " or ".join(_KIND_WORDS[w] for w in wanted)
             self.problem(parts, f"the {what} of {whose} must be {must}, got {_KIND_WORDS[compiled.kind]}")
 

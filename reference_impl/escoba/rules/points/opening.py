@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from escoba.rules.points.base import ANY, Recipe, RulePoint, count
+from escoba.rules.points.meanings import meanings_of
 
 _OPENING = Recipe(opening_tables=True)
 
@@ -51,6 +53,50 @@ def _escobas_matter(position: Any, facts: Any) -> bool:
     )
 
 
+def _condition(value: Any, doc: Mapping[str, Any]) -> Any:
+    """A condition on the table as turned up, compiled: its function of the table's cards
+    (`fn(cards, escobas)`); None where the ruleset has none."""
+    if value is None:
+        return None
+    from escoba.rules.expr import compile_expression
+
+    return compile_expression(str(value), meanings_of(doc).env(), context="hand").fn
+
+
+def _canonical(value: Any, doc: Mapping[str, Any]) -> str | None:
+    return None if value is None else meanings_of(doc).measure(value)
+
+
+def _condition_readings(value: Any, doc: Mapping[str, Any]) -> list[Any]:
+    """No condition; or the condition read one literal otherwise (a measure's near readings)."""
+    from escoba.rules.points.scoring import measure_readings
+
+    return [] if value is None else [None, *measure_readings(value, doc)]
+
+
+def _holds_on_a_table(position: Any, facts: Any) -> bool:
+    """Some table turned up meets the condition (without it, those tables are played)."""
+    holds = _condition(position.value, facts.doc)
+    return holds is not None and any(holds(table, 0) for table in facts.tables())
+
+
+def _table_condition(key: str, title: str, when: str) -> RulePoint:
+    field = {"redeal_when": "opening_redeal_when", "dealer_takes_when": "opening_takes_when"}[key.split(".")[1]]
+    return RulePoint(
+        key, "opening", title, default=None,
+        text=lambda v, doc: _canonical(v, doc) or "—", meaning=_canonical,
+        fields=(field,), compile=_condition,
+        exercised=_holds_on_a_table, when=when,
+        assumed=("none",),
+        feature_value=lambda p, f: _canonical(p.value, f.doc) or "none",
+        forms="the condition's canonical text: `count(rank(cards, re)) >= 3`; `none`",
+        values=_condition_readings,
+        shows_in=("opening", "hand_start", "deal"), recipe=_OPENING,
+        in_play=lambda rules, players: _canonical(rules.doc["opening_table"].get(key.split(".")[1]), rules.doc),
+        fast_path=ANY,
+    )  # fmt: skip
+
+
 POINTS = (
     RulePoint(
         "opening_table.trigger", "opening", "opening table: trigger",
@@ -73,4 +119,8 @@ POINTS = (
         fields=("opening_escobas",), in_play=True, fast_path=ANY, shows_in=("opening",), recipe=_OPENING,
         exercised=_escobas_matter, when="the dealer takes an opening table",
     ),
+    _table_condition("opening_table.redeal_when", "opening table: dealt again when",
+                     "a table turned up that meets the condition (it is dealt again)"),
+    _table_condition("opening_table.dealer_takes_when", "opening table: dealer takes it when",
+                     "a table turned up that meets the condition (the dealer takes it)"),
 )  # fmt: skip
