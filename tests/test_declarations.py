@@ -75,12 +75,26 @@ def test_a_table_category_scores_the_opening_table_for_the_dealers_side():
     assert hand.declared == [[0, 0, 0, 1], [0, 0, 0, 0]]
 
 
+def test_a_declared_hand_is_seen_by_every_seat_until_played():
+    """The cards a declaration showed are in every seat's view (`shown`), leave it as they are
+    played, and a determinized hand deals them to the seat that showed them."""
+    rules = declaring()
+    hand = deal(rules, 2, 0, "4♣ 5♥ 6♠ R♣", "S♦ C♦ R♦", "1♦ 2♦ 3♦")
+    shown = cards(rules, "1♦ 2♦ 3♦")
+    view = hand.view(0)
+    assert view.hands[1] is None and view.shown == ((), tuple(shown)) and not set(shown) & set(view.unseen)
+    for seed in range(5):
+        assert sorted(Hand.from_view(view, random.Random(seed)).hands[1]) == shown
+    hand.apply(next(m for m in hand.legal_moves() if m.card == shown[0]))
+    assert hand.view(0).shown == ((), tuple(shown[1:])) and hand.to_json()["shown"] == [[], ["2d", "3d"]]
+
+
 def test_a_snapshot_keeps_the_declarations():
     """to_json/from_json, the view and a clone carry each side's declarations so far."""
     rules = declaring()
     hand = deal(rules, 2, 0, "4♣ 5♥ 6♠ R♣", "S♦ C♦ R♦", "1♦ 2♦ 3♦")
     data = hand.to_json()
-    assert data["declared"] == [[0, 0, 0], [0, 1, 0]]
+    assert data["declared"] == [[0, 0, 0], [0, 1, 0]] and data["shown"] == [[], ["1d", "2d", "3d"]]
     again = Hand.from_json(rules, data)
     assert again.to_json() == data and again.declared == hand.declared
     assert hand.view(0).declared == ((0, 0, 0), (0, 1, 0)) and hand.clone().declared == hand.declared

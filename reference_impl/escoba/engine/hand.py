@@ -123,6 +123,8 @@ class Hand:
         # Per side, per category, the values of its declarations so far (categories measured on
         # dealt cards, engine/declarations.py); kept only when the ruleset has such categories.
         self.declared: list[list[Any]] | None = self._no_declarations() if rules.declarations else None
+        # Per seat, the cards a declaration showed that it still holds: public (the view has them).
+        self.shown: list[list[int]] | None = [[] for _ in range(players)] if rules.declarations else None
         self.scores: list[CategoryScore] | None = None
         self.points: list[int] | None = None
         self._stock: list[int] = []
@@ -164,6 +166,8 @@ class Hand:
                 continue
             side = self.side_of[seat]
             self.declared[side] = [a + b for a, b in zip(self.declared[side], values)]
+            if on == "dealt" and self.shown is not None:
+                self.shown[seat] = sorted(held)
             self._emit({"event": "declaration", "seat": seat, "side": side, "cards": self._codes(sorted(held)),
                         "categories": scoring_categories(values, self.rules)})  # fmt: skip
 
@@ -300,6 +304,8 @@ class Hand:
         start = len(self.events) if self.events is not None else 0
         card, take = move
         self.hands[seat].remove(card)
+        if self.shown is not None and card in self.shown[seat]:
+            self.shown[seat].remove(card)
         self._legal = None
         self.plays += 1
         record = self.events is not None
@@ -445,7 +451,11 @@ class Hand:
 
     def _declared_json(self) -> dict:
         """The declarations part of a snapshot: only for rulesets with declarations."""
-        return {} if self.declared is None else {"declared": [list(mine) for mine in self.declared]}
+        if self.declared is None:
+            return {}
+        code = self.rules.deck.code
+        return {"declared": [list(mine) for mine in self.declared],
+                "shown": [[code[c] for c in mine] for mine in (self.shown or [[] for _ in range(self.players)])]}  # fmt: skip
 
     @classmethod
     def from_json(cls, rules: Rules, data: dict, *, record: bool = True) -> Hand:
@@ -469,6 +479,7 @@ class Hand:
             round=int(data.get("round", 0)),
             captures=_captures_from_json(rules, data),
             declared=_declared_from_json(rules, data),
+            shown=[deck.cards_from(s) for s in data["shown"]] if rules.declarations and "shown" in data else None,
         )
 
     @classmethod
@@ -492,6 +503,7 @@ class Hand:
         round: int = 0,
         captures: list[list[Capture]] | None = None,
         declared: list[list[Any]] | None = None,
+        shown: list[list[int]] | None = None,
         check: bool = True,
     ) -> Hand:
         """A hand in play from its parts (the lists are taken, not copied): what `from_json`
@@ -515,9 +527,10 @@ class Hand:
             if captures is None:
                 raise EscobaError(f"no captures given, and the measures of {rules.id} read the hand's history")
             self.captures = captures
-        self.declared = None
+        self.declared = self.shown = None
         if rules.declarations:  # a snapshot without them (made before any deal was shown): none yet
             self.declared = declared if declared is not None else self._no_declarations()
+            self.shown = shown if shown is not None else [[] for _ in range(players)]
         self._legal = None
         self.scores = None
         self.points = points
@@ -554,6 +567,7 @@ class Hand:
             round=self.round,
             captures=None if self.captures is None else tuple(tuple(mine) for mine in self.captures),
             declared=None if self.declared is None else tuple(tuple(mine) for mine in self.declared),
+            shown=None if self.shown is None else tuple(tuple(sorted(mine)) for mine in self.shown),
         )
 
     def determinize(self, seat: int, rng: random.Random, *, record: bool = False) -> Hand:
@@ -572,9 +586,10 @@ class Hand:
         for seat, cards in enumerate(view.hands):
             if cards is not None:
                 hands.append(list(cards))
-            else:
-                size = view.hand_sizes[seat]
-                hands.append(hidden[pos : pos + size])
+            else:  # the cards a declaration showed, and unseen ones for the rest
+                known = list(view.shown[seat]) if view.shown is not None else []
+                size = view.hand_sizes[seat] - len(known)
+                hands.append(known + hidden[pos : pos + size])
                 pos += size
         stock = hidden[pos:]
         if len(stock) != view.stock_size:  # a view built by hand that does not add up
@@ -599,6 +614,7 @@ class Hand:
             round=view.round,
             captures=None if view.captures is None else [list(mine) for mine in view.captures],
             declared=None if view.declared is None else [list(mine) for mine in view.declared],
+            shown=None if view.shown is None else [list(mine) for mine in view.shown],
             check=False,  # every card is placed once by construction (tests/test_view.py checks)
         )
 
@@ -622,6 +638,8 @@ class Hand:
             other.captures = [list(mine) for mine in self.captures]
         if self.declared is not None:
             other.declared = [list(mine) for mine in self.declared]
+        if self.shown is not None:
+            other.shown = [list(mine) for mine in self.shown]
         other._decks = iter(())  # redeals happen only while dealing, which is over
         if self.events is not None:
             other.events = list(self.events)

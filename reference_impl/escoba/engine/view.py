@@ -3,7 +3,9 @@
 A seat sees its own hand, the table, the cards every side has captured, the cards set aside,
 the escobas, how many cards each seat holds and how many are left in the stock, who captured
 last and whose turn it is. It does not see the other seats' hands (unless the ruleset plays
-them face up, `deal.open_hands`) nor the stock.
+them face up, `deal.open_hands`) nor the stock, but for the cards a declaration showed as they
+were dealt (categories `measured_on: dealt`, engine/declarations.py), which every seat sees
+until they are played (`shown`), with each side's declarations so far.
 
 Captured cards count as seen. Piles are face down (de: "verdeckt auf Ihren Aufnahmestapel"),
 but every card in them was face up when it was taken: the played card, the table cards, the
@@ -65,6 +67,8 @@ class View:
     # Only for rulesets with declarations (categories measured on dealt cards): each side's
     # values so far, per category. Public: a declaration is shown.
     declared: tuple[tuple[Any, ...], ...] | None = None
+    # Per seat, the cards a declaration showed that it still holds: known to every seat.
+    shown: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def hand(self) -> tuple[int, ...]:
@@ -81,6 +85,8 @@ class View:
         for cards in self.hands:
             if cards is not None:
                 seen.update(cards)
+        for cards in self.shown or ():
+            seen.update(cards)
         for pile in self.piles:
             seen.update(pile)
         return tuple(c for c in self.rules.deck.cards if c not in seen)
@@ -108,7 +114,14 @@ class View:
             "last_capturer": self.last_capturer,
             "plays": self.plays,
             "points": None if self.points is None else list(self.points),
-        } | self._history_json() | ({} if self.declared is None else {"declared": [list(d) for d in self.declared]})
+        } | self._history_json() | self._declared_json()
+
+    def _declared_json(self) -> dict[str, Any]:
+        if self.declared is None:
+            return {}
+        code = self.rules.deck.code
+        return {"declared": [list(d) for d in self.declared],
+                "shown": [[code[c] for c in mine] for mine in (self.shown or ())]}  # fmt: skip
 
     def _history_json(self) -> dict[str, Any]:
         if self.captures is None:

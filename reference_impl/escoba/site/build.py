@@ -493,7 +493,11 @@ class _Site:
                 "category": e.get("category"), "reason": e.get("reason", ""),
                 "cells": [(measure_text(m), p) for m, p in zip(measures, points)],
             })  # fmt: skip
-        notes = []
+        notes: list[Any] = [  # a declaration: cards shown as dealt, for points
+            Markup("{} shows {} as dealt: {}").format(names[int(d["seat"])], fc.labels([str(c) for c in d.get("cards", [])]),
+                                                     ", ".join(map(str, d.get("categories", []))))
+            for d in s.declarations if d.get("seat") in range(len(names))
+        ]  # fmt: skip
         if s.totals is not None:
             notes.append("Match totals: " + ", ".join(f"{n} {t}" for n, t in zip(side_names, s.totals)))
         if s.tie is not None:

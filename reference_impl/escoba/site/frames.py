@@ -15,12 +15,12 @@ from typing import Any
 
 # Events that open a new step; the others join the step before them.
 _STEP_STARTS = {"hand_start", "deal", "legal", "play", "leftovers", "score", "tie", "match_end"}
-_KNOWN = {"hand_start", "table", "deal", "opening", "legal", "play", "escoba", "leftovers", "score", "hand_end",
-          "totals", "tie", "match_end"}  # fmt: skip
+_KNOWN = {"hand_start", "table", "deal", "opening", "declaration", "legal", "play", "escoba", "leftovers", "score",
+          "hand_end", "totals", "tie", "match_end"}  # fmt: skip
 # Within a step these may follow each other without opening another one.
 _JOINS = {
-    "hand_start": {"table", "deal", "opening"},
-    "deal": {"table", "opening"},
+    "hand_start": {"table", "deal", "opening", "declaration"},
+    "deal": {"table", "opening", "declaration"},
     "legal": {"play", "escoba"},
     "play": {"escoba"},
     "score": {"score", "hand_end", "totals", "tie", "match_end"},
@@ -49,6 +49,7 @@ class Step:
     dealt: list[list[str]] | None = None
     turned: list[str] | None = None  # table cards turned up in this step
     opening: dict | None = None
+    declarations: list[dict] = field(default_factory=list)  # cards shown as dealt, for points
     leftovers: dict | None = None
     scores: list[dict] = field(default_factory=list)
     hand_end: dict | None = None
@@ -120,6 +121,8 @@ def steps(expect: Sequence[Mapping[str, Any]], players: int, sides: Sequence[Seq
                 escobas_won = int(event.get("escobas") or 0)
                 if escobas_won and event.get("side") is not None:
                     escobas[int(event["side"])] += escobas_won
+            elif name == "declaration":
+                step.declarations.append(dict(event))
             elif name == "legal":
                 step.kind = "play"
                 step.offered = event.get("moves", event.get("count"))

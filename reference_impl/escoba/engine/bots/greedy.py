@@ -43,6 +43,11 @@ class Judge:
         rules = view.rules
         self.rules, self.finder = rules, rules.finder
         self.next_seat, self.next_cards, self.next_known = _next_player(view)
+        # Cards the next player showed in a declaration: known, and not among the ones to guess.
+        self.next_shown: tuple[int, ...] = ()
+        if view.shown is not None and self.next_seat is not None and self.next_known is None:
+            self.next_shown = tuple(view.shown[self.next_seat])
+            self.next_cards -= len(self.next_shown)
         sides = rules.sides(view.players)
         side_of = {seat: s for s, seats in enumerate(sides) for seat in seats}
         self.next_is_partner = self.next_seat is not None and side_of[self.next_seat] == side_of[view.seat]
@@ -82,7 +87,12 @@ class Judge:
         if self.next_known is not None:  # open hands: the very cards
             return max((self.best_capture(c, table) for c in self.next_known), default=0.0)
         gains = sorted(self.reply_gains(table), reverse=True)
-        return sum(g * w for g, w in zip(gains, _best_is_kth(len(self.unseen), self.next_cards)))
+        weights = _best_is_kth(len(self.unseen), self.next_cards)
+        if not self.next_shown:
+            return sum(g * w for g, w in zip(gains, weights))
+        # The best of the shown cards is certain; an unseen card counts where it beats it.
+        known = max((self.best_capture(c, table) for c in self.next_shown), default=0.0)
+        return sum(max(g, known) * w for g, w in zip(gains, weights)) + known * (1 - sum(weights[: len(gains)]))
 
     def reply_gains(self, table: list[int]) -> list[float]:
         """The best capture of each unseen card on `table` that captures something, when it is
@@ -117,7 +127,7 @@ def _best_is_kth(n: int, h: int) -> tuple[float, ...]:
     """The chance that the k-th best of n unseen cards is the best one the next player holds:
     a uniform draw of h of the n misses the k-1 better ones with probability
     C(n-k+1, h) / C(n, h) and then holds the k-th."""
-    if h == 0 or n == 0:
+    if h <= 0 or n == 0 or h > n:
         return ()
     total = comb(n, h)
     none = [comb(n - k, h) / total for k in range(n + 1)]
