@@ -27,7 +27,8 @@ def conserved(hand: Hand) -> bool:
 @pytest.mark.parametrize("ruleset, players", CASES)
 def test_every_step_keeps_the_deck_whole_and_every_capture_makes_its_sum(ruleset, players):
     """Cards are conserved at every step; every legal capture makes the target exactly (or, where
-    capture.kinds says so, the played card's value)."""
+    capture.kinds says so, the played card's value, or is the whole table taken by a card of a
+    `sum: table` kind)."""
     rules = escoba.load_ruleset(ruleset)
     for seed in range(HANDS_PER_CASE):
         hand = Hand(rules, players, seed % players, seed=seed)
@@ -36,7 +37,8 @@ def test_every_step_keeps_the_deck_whole_and_every_capture_makes_its_sum(ruleset
         while not hand.is_over:
             for m in hand.legal_moves():
                 if m.take:
-                    assert rules.finder.fits(m.card, m.take)
+                    whole = rules.finder.whole_table(m.card, hand.table)
+                    assert rules.finder.fits(m.card, m.take) if whole is None else tuple(sorted(m.take)) == whole
             hand.apply(bot(hand))
             assert conserved(hand)
         assert hand.points == [sum(s.points[side] for s in hand.scores) for side in range(hand.sides)]

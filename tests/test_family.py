@@ -3,7 +3,8 @@
 The family rulesets quote third-party pages that are kept as excerpt files (spec/sources/):
 each has its header, stores nothing that no ruleset quotes, and every family ruleset cites them.
 No family or house ruleset needed Python of its own: the engine and the rules code never name
-one. `escoba diff base scopa --format markdown` is in the docs, produced here.
+one. `escoba diff base scopa --format markdown`, and each family game's diff against the
+ruleset it extends (cirulla and scopa-dassi against scopa), are in the docs, produced here.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from escoba.rules.sources import fold, is_excerpts, split_excerpts
 from escoba.transcript import load_cases
 
 ROOT = Path(__file__).parents[1]
-FAMILY = ("scopa", "scopone", "scopone-classico", "escova", "cirulla", "scopa-no-partners", "scopone-last-sweep", "cirulla-anticlockwise")
+FAMILY = ("scopa", "scopone", "scopone-classico", "escova", "cirulla", "scopa-no-partners", "scopone-last-sweep",
+          "cirulla-anticlockwise", "scopa-dassi", "asso-piglia-tutto")
 EVENT_HOUSE_RULES = ("velo-escoba-double", "last-capture-point", "seven-escobas-double", "no-first-play-escoba",
                      "figure-sweep-bonus")
 EXCERPTS = sorted(p for p in sources_dir().glob("*.txt") if is_excerpts(p.read_text(encoding="utf-8")))
-DIFF_DOC = ROOT / "docs" / "diff-base-scopa.md"
-DIFF_ARGS = ["diff", "base", "scopa", "--format", "markdown", "--hands", "200", "--seed", "0"]
+# docs/diff-A-B.md: `escoba diff A B`, each family game against the ruleset it extends
+DIFF_DOCS = {"diff-base-scopa.md": ("base", "scopa"), "diff-scopa-cirulla.md": ("scopa", "cirulla"),
+             "diff-scopa-scopa-dassi.md": ("scopa", "scopa-dassi")}  # fmt: skip
+
+
+def diff_args(a: str, b: str) -> list[str]:
+    return ["diff", a, b, "--format", "markdown", "--hands", "200", "--seed", "0"]
 
 
 def _quotes(doc: dict) -> list[tuple[str, str]]:
@@ -111,14 +118,39 @@ def test_no_family_or_house_ruleset_is_named_in_the_engine():
                 assert found is None, f"{path.relative_to(ROOT)} names the ruleset {ruleset!r}"
 
 
-def test_diff_base_scopa_is_in_the_docs():
-    """docs/diff-base-scopa.md is exactly `escoba diff base scopa --format markdown --hands 200 --seed 0`."""
+@pytest.mark.parametrize("name", sorted(DIFF_DOCS))
+def test_each_family_diff_is_in_the_docs(name):
+    """docs/diff-A-B.md is exactly `escoba diff A B --format markdown --hands 200 --seed 0`."""
+    args = diff_args(*DIFF_DOCS[name])
     # Run where the documented paths (spec/…) are, in a checkout or an installed escoba alike.
-    out = subprocess.run([sys.executable, "-m", "escoba", *DIFF_ARGS], capture_output=True, text=True, check=True,
+    out = subprocess.run([sys.executable, "-m", "escoba", *args], capture_output=True, text=True, check=True,
                          cwd=data_root()).stdout
-    assert DIFF_DOC.read_text(encoding="utf-8") == out, (
-        f"docs/diff-base-scopa.md is out of date: run `escoba {' '.join(DIFF_ARGS)} > docs/diff-base-scopa.md`"
+    assert (ROOT / "docs" / name).read_text(encoding="utf-8") == out, (
+        f"docs/{name} is out of date: run `escoba {' '.join(args)} > docs/{name}`"
     )
+
+
+def test_the_family_games_own_rules_are_played_not_listed():
+    """Cirulla plays its ace, declarations, dealer's table points, two-aces redeal and cappotto,
+    and Scopa d'Assi its ace and Napoleone: none is left in an `unsupported` list."""
+    cirulla, assi = escoba.load_ruleset("cirulla"), escoba.load_ruleset("scopa-dassi")
+    assert cirulla.table_kind is not None and assi.table_kind is not None and not assi.table_kind.escoba
+    assert {cirulla.categories[i].id for i in cirulla.declarations} == {"low-hand", "low-three", "three-of-a-kind", "low-table", "high-table"}
+    assert cirulla.declaration_wild == cirulla.deck.card("7♥") and cirulla.opening_redeal_when is not None
+    assert [o.id for o in cirulla.wins_outright] == ["cappotto"] and [o.id for o in assi.wins_outright] == ["napoleone"]
+    for ruleset in ("cirulla", "scopa-dassi"):
+        listed = {item["id"] for item in load_resolved(ruleset).doc.get("unsupported") or []}
+        assert not listed & {"ace-takes-all", "hand-declarations", "dealer-table-points", "two-aces", "cappotto", "three-kings"}
+
+
+def test_every_unsupported_rule_says_why():
+    """Every rule a bundled ruleset leaves unplayed (`unsupported`) carries a note saying why,
+    in words about the game rather than the file format (no 'key', 'DSL' or 'the language')."""
+    for ruleset in bundled_ids():
+        for item in load_resolved(ruleset).doc.get("unsupported") or []:
+            note = str(item.get("note") or "")
+            assert note, (ruleset, item["id"])
+            assert not re.search(r"\b(key|keys|DSL|the language)\b", note), (ruleset, item["id"], note)
 
 
 CHANGED = {  # the points the diff shows, and how many

@@ -3,12 +3,12 @@
 A category `measured_on: dealt` is measured on each hand as it is dealt to a player (every
 round), and the values of a side's hands are added up when the hand is scored; `measured_on:
 table` is measured on the opening table as it is turned up, for the dealer's side. A hand
-that scores is shown at once (a `declaration` event): the Cirulla player who is dealt three
+that scores is shown at once (a `declaration` event): a player who is dealt three
 cards worth 9 or less shows them for a point. Their award is `per_unit` (rules/semantics.py):
 points for each declaration.
 
 The deck's `declaration_wild` card stands for any card its holder chooses when a dealt hand is
-measured (the matta), and for nothing else: the hand is read with it as each other card of the
+measured, and for nothing else: the hand is read with it as each other card of the
 deck in turn, and the reading that scores the most points in all the declarations counts (the
 card as itself first, then the others in deck order, among equals). One reading for the whole
 hand: a wild card named a four for three of a kind is not an ace for the low hand too.

@@ -80,7 +80,7 @@ def _holds_on_a_table(position: Any, facts: Any) -> bool:
     return holds is not None and any(holds(table, 0) for table in facts.tables())
 
 
-def _table_condition(key: str, title: str, when: str) -> RulePoint:
+def _table_condition(key: str, title: str, when: str, example: str) -> RulePoint:
     field = {"redeal_when": "opening_redeal_when", "dealer_takes_when": "opening_takes_when"}[key.split(".")[1]]
     return RulePoint(
         key, "opening", title, default=None,
@@ -89,7 +89,7 @@ def _table_condition(key: str, title: str, when: str) -> RulePoint:
         exercised=_holds_on_a_table, when=when,
         assumed=("none",),
         feature_value=lambda p, f: _canonical(p.value, f.doc) or "none",
-        forms="the condition's canonical text: `count(rank(cards, re)) >= 3`; `none`",
+        forms=f"the condition's canonical text: `{example}`; `none`",
         values=_condition_readings,
         shows_in=("opening", "hand_start", "deal"), recipe=_OPENING,
         in_play=lambda rules, players: _canonical(rules.doc["opening_table"].get(key.split(".")[1]), rules.doc),
@@ -120,7 +120,7 @@ POINTS = (
         exercised=_escobas_matter, when="the dealer takes an opening table",
     ),
     _table_condition("opening_table.redeal_when", "opening table: dealt again when",
-                     "a table turned up that meets the condition (it is dealt again)"),
+                     "a table turned up that meets the condition (it is dealt again)", "count(rank(cards, re)) >= 3"),
     _table_condition("opening_table.dealer_takes_when", "opening table: dealer takes it when",
-                     "a table turned up that meets the condition (the dealer takes it)"),
+                     "a table turned up that meets the condition (the dealer takes it)", "total(cards, face) < 9"),
 )  # fmt: skip
