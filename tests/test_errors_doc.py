@@ -677,7 +677,7 @@ EXAMPLES: dict[str, Producer] = {
     "duplicate id 'velo' (first at line 5)": ruleset("duplicate-category-id.yaml"),
     "no item 'setenta' to remove (the parent 'base' has none)": ruleset("remove-unknown-category.yaml"),
     # ---- ruleset: schema
-    "unknown key 'awrd' (expected one of: award, id, measure, points, provenance, remove, title)": ruleset("unknown-key.yaml"),
+    "unknown key 'awrd' (expected one of: award, id, measure, measured_on, points, provenance, remove, title)": ruleset("unknown-key.yaml"),
     "missing required key 'more_than'": ruleset("missing-required.yaml"),
     "expected an integer, got 'three'": ruleset("wrong-type.yaml"),
     "'mayority' is not one of the policies: most, threshold, holder, per_unit, bonus": ruleset("unknown-policy.yaml"),
@@ -727,6 +727,32 @@ EXAMPLES: dict[str, Producer] = {
         "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: card}]\ndeck:\n  ranks:\n    - {id: rey, value: 40}\n"
     ),
     "no card '8 oros' in the deck": ruleset("holder-undefined-card.yaml"),
+    'a \'sum: table\' kind names the ranks that take the whole table (ranks: ["1"] for the aces)': ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: target}, {sum: table}]\n"
+    ),
+    "a 'sum: table' kind has one capture, the whole table: no priority": ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: target}, {sum: table, ranks: [1], priority: none}]\n"
+    ),
+    "a 'sum: table' kind needs a kind that sums beside it (target or card): the other cards capture by it": ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: table, ranks: [1]}]\n"
+    ),
+    "no rank 'ace' in the deck": ruleset("dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: target}, {sum: table, ranks: [ace]}]\n"),
+    "'ranks' belongs to a 'sum: table' kind, not to 'sum: target'": ruleset(
+        "dsl: 1\nextends: base\ncapture:\n  kinds: [{sum: target, ranks: [1]}]\n"
+    ),
+    "a category measured on dealt cards scores per declaration: award per_unit, not most": ruleset(
+        "dsl: 1\nextends: base\nscoring:\n  categories:\n    - {id: cards, measured_on: dealt}\n"
+    ),
+    "'escobas' is not known when the cards are dealt: a measure of dealt cards sees 'cards' and 'deck'": ruleset(
+        "dsl: 1\nextends: base\nopening_table:\n  redeal_when: escobas > 0\n"
+    ),
+    "the measure of a way to win at once must be a condition (true or false), got a number": ruleset(
+        "dsl: 1\nextends: base\nmatch:\n  wins_outright:\n    - {id: lots, measure: count(cards)}\n"
+    ),
+    "a second way to win at once with id 'cappotto'": ruleset(
+        "dsl: 1\nextends: base\nmatch:\n  wins_outright:\n    - {id: cappotto, measure: count(cards) > 30}\n"
+        "    - {id: cappotto, measure: count(cards) > 35}\n"
+    ),
     "unknown name 'cardz' (did you mean 'cards'?)": ruleset("unknown-name-in-expression.yaml"),
     "the measure of a 'bonus' award must be a condition (true or false), got a number": ruleset("bonus-not-a-condition.yaml"),
     "a citation with status 'interpreted' needs a note saying why": ruleset("interpreted-without-note.yaml"),
@@ -759,7 +785,7 @@ EXAMPLES: dict[str, Producer] = {
     "unknown rank '11'": expression("count(rank(cards, 11))"),
     "unknown value map 'primiera' (did you mean 'primera'?)": expression("best(cards, primiera)"),
     "unknown function 'cuont' (did you mean 'count'?)": expression("cuont(cards)"),
-    "unknown function 'escoba_cards'; functions: count, suit, rank, card, best, total, min, max, played, taken, made_with, taking, first_play, last_play, in_round": expression(
+    "unknown function 'escoba_cards'; functions: count, suit, rank, card, best, total, of_a_kind, min, max, played, taken, made_with, taking, first_play, last_play, in_round": expression(
         "escoba_cards(cards)"
     ),
     "unknown name 'opponent': a measure is evaluated for one side at a time and cannot see another side; comparing sides is the award policy's job (most, threshold)": expression(

@@ -381,7 +381,7 @@ def test_expr_env_without_suit_aliases():
          [(15, "unknown name 'cardz' (did you mean 'cards'?)"), (35, "unknown value map 'primerra' (did you mean 'primera'?)"),
           (59, "'and' needs conditions, got a number")]),
         ("min(count(cards)) + total(cards, figures) + foo(1)",
-         [(16, "min() takes 2 arguments, got 1"), (33, "unknown value map 'figures'"), (44, "unknown function 'foo'; functions: count, suit, rank, card, best, total, min, max, played, taken, made_with, taking, first_play, last_play, in_round")]),
+         [(16, "min() takes 2 arguments, got 1"), (33, "unknown value map 'figures'"), (44, "unknown function 'foo'; functions: count, suit, rank, card, best, total, of_a_kind, min, max, played, taken, made_with, taking, first_play, last_play, in_round")]),
     ],
 )
 def test_an_expression_reports_every_problem_left_to_right(text, problems):

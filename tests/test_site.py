@@ -274,18 +274,32 @@ def test_paired_differences_get_their_own_chart_with_the_zero_line():
     assert len(zero) == 1 and "B − A: sv − da" in str(paired["paired"])
 
 
+def test_a_declaration_joins_its_deal_and_moves_no_card():
+    """A declaration (cards shown as dealt, for points) is part of its deal's step, listed there."""
+    expect = [
+        {"event": "hand_start", "dealer": 0, "leader": 1, "players": 2},
+        {"event": "deal", "hands": [["1c"], ["2c"]]},
+        {"event": "table", "cards": ["3c"]},
+        {"event": "declaration", "seat": 1, "side": 1, "cards": ["2c"], "categories": ["low-hand"]},
+        {"event": "play", "seat": 1, "card": "2c", "take": []},
+    ]
+    found = frames.steps(expect, 2)
+    assert [s.kind for s in found] == ["deal", "play"]
+    assert found[0].declarations == [expect[3]] and found[0].hands == [["1c"], ["2c"]]
+
+
 def test_an_event_the_viewer_does_not_know_is_a_step_shown_as_it_is():
     """A future event kind gets its own step, with the event printed, and moves no card."""
     expect = [
         {"event": "hand_start", "dealer": 0, "leader": 1, "players": 2},
         {"event": "deal", "hands": [["1c"], ["2c"]]},
         {"event": "table", "cards": ["3c"]},
-        {"event": "declaration", "seat": 1, "what": "escoba de mano"},
+        {"event": "call", "seat": 1, "what": "escoba de mano"},
         {"event": "play", "seat": 1, "card": "2c", "take": []},
     ]
     found = frames.steps(expect, 2)
     assert [s.kind for s in found] == ["deal", "other", "play"]
-    assert '"declaration"' in found[1].note and found[1].table == ["3c"]
+    assert '"call"' in found[1].note and found[1].table == ["3c"]
     assert found[2].table == ["3c", "2c"]
 
 

@@ -32,12 +32,14 @@ def played_states(ruleset: str, players: int, hands: int = HANDS_PER_CASE):
 
 
 def hidden_from(hand: Hand, seat: int) -> set[int]:
-    """The cards `seat` must not see: the stock, and other hands unless they are face up."""
+    """The cards `seat` must not see: the stock, and other hands unless they are face up, but
+    for the cards a declaration showed as they were dealt (which every seat saw)."""
     hidden = set(hand.stock)
     if not hand.rules.open_hands:
         for other, cards in enumerate(hand.hands):
             if other != seat:
                 hidden.update(cards)
+    hidden -= {c for cards in hand.shown or () for c in cards}
     return hidden
 
 
@@ -54,7 +56,8 @@ def codes_in(data) -> set[str]:
 
 @pytest.mark.parametrize("ruleset, players", CASES)
 def test_a_view_never_shows_another_seats_hidden_cards(ruleset, players):
-    """No card of a hidden hand or of the stock appears in a seat's view, its JSON or its key."""
+    """No card of a hidden hand or of the stock appears in a seat's view, its JSON or its key
+    (a card shown by a declaration is not hidden: every seat saw it)."""
     for hand in played_states(ruleset, players):
         code = hand.rules.deck.code
         for seat in range(players):
@@ -62,6 +65,7 @@ def test_a_view_never_shows_another_seats_hidden_cards(ruleset, players):
             hidden = hidden_from(hand, seat)
             shown = set(view.table) | set(view.set_aside) | {c for p in view.piles for c in p}
             shown |= {c for h in view.hands if h is not None for c in h}
+            shown |= {c for h in view.shown or () for c in h}
             assert not shown & hidden
             assert set(view.unseen) == hidden
             hidden_codes = {code[c] for c in hidden}
