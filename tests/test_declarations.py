@@ -66,6 +66,18 @@ def test_the_wild_card_is_read_as_whatever_scores_most_once_for_the_whole_hand()
     assert declared(rules, cards(rules, "4♦ 4♣ 7♦"), "dealt") is None  # another seven is no wild card
 
 
+def test_a_declaration_worth_negative_points_is_declared_and_the_wild_card_avoids_it():
+    """A penalty for a hand dealt low (points: -1) counts like a prize; the wild card is read as
+    whatever scores most, so as a card that keeps the hand out of the penalty."""
+    penalty = {**LOW, "points": -1}
+    rules = base_with(categories=[CARDS, penalty], values__capture=CAPTURE, opening_table__action="none")
+    assert declared(rules, cards(rules, "1♦ 2♥ 6♠"), "dealt") == (0, 1)
+    assert declared(rules, cards(rules, "1♦ 2♥ 7♠"), "dealt") is None
+    wild = base_with(categories=[CARDS, penalty], values__capture=CAPTURE, deck__declaration_wild="7 copas",
+                     opening_table__action="none")  # fmt: skip
+    assert declared(wild, cards(wild, "1♦ 2♥ 7♥"), "dealt") is None  # the wild as a seven: 10, no penalty
+
+
 def test_a_table_category_scores_the_opening_table_for_the_dealers_side():
     """measured_on: table: the four cards the dealer turns up, measured once, for the dealer's side."""
     rules = declaring(table=True)

@@ -160,7 +160,8 @@ def test_random_hands_stay_within_the_bounds(ruleset, players):
 
 # --------------------------------------------------------------------------- resampling
 @pytest.mark.parametrize("ruleset, players", [("da", 2), ("de", 4), ("de-redeal", 2), ("ru", 3), ("de-open", 2),
-                                              ("velo-escoba-double", 2), ("scopone", 4)])  # fmt: skip
+                                              ("velo-escoba-double", 2), ("scopone", 4), ("cirulla", 2),
+                                              ("cirulla", 3)])  # fmt: skip
 def test_a_resampled_history_replays_to_the_same_information_state(ruleset, players):
     """Replaying a resampled history gives a state whose information state (perfect recall)
     and observation for the player are this one's, with the same legal actions."""
@@ -223,7 +224,7 @@ def test_resampling_deals_every_unseen_card_into_the_hidden_hand():
 
 
 # --------------------------------------------------------------------------- observations
-@pytest.mark.parametrize("ruleset, players", [("da", 2), ("de", 4), ("velo-escoba-double", 2), ("fr", 3)])
+@pytest.mark.parametrize("ruleset, players", [("da", 2), ("de", 4), ("velo-escoba-double", 2), ("fr", 3), ("cirulla", 2)])
 def test_the_observation_tensor_tells_apart_what_the_string_does(ruleset, players):
     """Over the states of random hands, two states with the same observation tensor for a seat
     have the same observation string (the view's key, the last capturer included), and the same

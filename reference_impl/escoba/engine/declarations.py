@@ -45,9 +45,9 @@ def declared(rules: Rules, cards: Sequence[int], on: str) -> Values | None:
     for reading in readings:
         values = _values(rules, indices, reading)
         points = sum(rules.categories[i].points * values[i] for i in indices)
-        if points > best_points:
+        if best is None or points > best_points:
             best, best_points = values, points
-    return best
+    return best if best is not None and any(best[i] for i in indices) else None
 
 
 def _values(rules: Rules, indices: Sequence[int], cards: Sequence[int]) -> Values:

@@ -65,7 +65,8 @@ def category_range(rules: Rules, cat: Category, escobas: int) -> Range:
     as a sweep (first and last play at once, in each deal round). The measures of every bundled
     ruleset only grow with what the side captured, so these are their extremes;
     `escoba.research.state` checks every hand's returns against the bounds and stops with an
-    error rather than report a lead outside them."""
+    error rather than report a lead outside them. A declaration (`measured_on` dealt or table)
+    is bounded by `declaration_range` instead."""
     if cat.policy != "per_unit" or cat.measure is None:
         return Range(min(0, cat.points), max(0, cat.points))
     size = len(rules.deck)
@@ -88,11 +89,36 @@ def category_range(rules: Rules, cat: Category, escobas: int) -> Range:
     return Range(min(ends), max(ends))
 
 
+def declared_range(rules: Rules, cat: Category, players: int) -> Range:
+    """The least and most one side's value of the declaration `cat` (measured_on dealt or table)
+    adds up to in a hand: its measure at its extremes (a condition 0 or 1, a number at every
+    card or none) once for every hand a side can be dealt (a hand per round per seat, the
+    largest side's count), or once for the table, which is turned up for the dealer."""
+    assert cat.measure is not None  # a declaration is per_unit (rules/semantics.py)
+    cards = list(rules.deck.cards)
+    measures = [0.0, 1.0] + [float(v) for v in (cat.measure(cards, 0), cat.measure([], 0)) if isinstance(v, (int, float))]
+    hands = 1
+    if cat.measured_on == "dealt":
+        per_seat = dealt(rules, players)
+        hands = max(sum(-(-per_seat[s] // max(1, rules.hand_size)) for s in seats) for seats in rules.sides(players))
+    return Range(min(measures) * hands, max(measures) * hands)
+
+
+def declaration_range(rules: Rules, cat: Category, players: int) -> Range:
+    """The fewest and most points one side can score in the declaration `cat`, its values at
+    their extremes (`declared_range`) as though every hand could score in every declaration
+    (Cirulla's are one per hand, so its bound is loose, never short)."""
+    values = declared_range(rules, cat, players)
+    ends = (cat.points * values.low, cat.points * values.high)
+    return Range(min(ends), max(ends))
+
+
 def points_range(rules: Rules, players: int) -> Range:
     """The fewest and most points one side can score in a hand (every side alike: the largest
-    side's escobas)."""
+    side's escobas, the most hands dealt to a side)."""
     escobas = max(max_escobas(rules, players))
-    ranges = [category_range(rules, cat, escobas) for cat in rules.categories]
+    ranges = [category_range(rules, cat, escobas) if cat.measured_on == "pile" else declaration_range(rules, cat, players)
+              for cat in rules.categories]  # fmt: skip
     return Range(sum(r.low for r in ranges), sum(r.high for r in ranges))
 
 

@@ -2,14 +2,15 @@
 
 The **observation** is everything `Hand.view(seat)` holds (docs/bots.md), seen from the
 observer: per card of the deck, where it is — in the hand of each seat counted from the
-observer's (a hidden hand shows nothing), on the table, set aside, in the pile of each side
-counted from the observer's, being played or being taken by the move being spelled — and the
-escobas per side, whose turn it is, the dealer, who captured last (or nobody), the size of each
+observer's (a hidden hand shows only the cards a declaration showed), on the table, set
+aside, in the pile of each side counted from the observer's, being played or being taken by
+the move being spelled — and the escobas per side, whose turn it is, the dealer, who captured last (or nobody), the size of each
 hand, the stock, the plays so far, and the points once the hand is over. Rulesets whose
 measures read the hand's history (`Rules.needs_history`) also see each side's captures: per
 card, the number of the capture it was in (its side's first, second, ...), whether it was the
 card played, and for the played card the capture's round and whether it was the first play,
-the last play or an escoba. A match adds each side's total and the hands played.
+the last play or an escoba. Rulesets with declarations (categories measured on the cards
+dealt or the opening table) see each side's declarations so far, per category. A match adds each side's total and the hands played.
 
 The **information state** adds what the seat remembers: every play of the hand in order (the
 seat counted from the observer's, the card, the cards taken) and, where the opening table is
@@ -31,7 +32,7 @@ import numpy as np
 from escoba.engine.hand import MAX_REDEALS
 from escoba.engine.match import MAX_HANDS
 from escoba.engine.view import View
-from escoba.research.bounds import dealt, max_escobas, points_range
+from escoba.research.bounds import dealt, declared_range, max_escobas, points_range
 from escoba.research.moves import move_text
 from escoba.research.state import HandState, MatchState
 from escoba.rules.compile import Rules
@@ -76,6 +77,9 @@ class Layout:
             Piece("over", (1,), 0, 1),
             Piece("points", (sides,), min(0.0, points.low), max(0.0, points.high)),
         ]
+        if rules.declarations:
+            ranges = [declared_range(rules, rules.categories[i], players) for i in rules.declarations]
+            pieces.append(Piece("declared", (sides, len(ranges)), min(r.low for r in ranges), max(r.high for r in ranges)))
         if match:
             most = max(abs(points.low), abs(points.high)) * MAX_HANDS
             pieces += [Piece("totals", (sides,), -most, most), Piece("hands_played", (1,), 0, MAX_HANDS)]
@@ -134,7 +138,7 @@ class Observer:
         d = self.dict
         cards = d["cards"]
         for seat, held in enumerate(view.hands):
-            for c in held or ():
+            for c in held if held is not None else view.shown[seat] if view.shown is not None else ():
                 cards[c, (seat - player) % players] = 1
         table, aside, piles = players, players + 1, players + 2
         for c in view.table:
@@ -167,6 +171,9 @@ class Observer:
             d["hand_sizes"][(seat - player) % players] = n
         d["stock"][0] = view.stock_size
         d["plays"][0] = view.plays
+        if view.declared is not None:
+            for s, mine in enumerate(view.declared):
+                d["declared"][(s - own) % sides] = [mine[i] for i in rules.declarations]
         if view.points is not None:
             d["over"][0] = 1
             for s, p in enumerate(view.points):

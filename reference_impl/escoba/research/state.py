@@ -29,7 +29,8 @@ from escoba.rules.compile import Rules
 # OpenSpiel's PlayerId values, so that its bridge passes them through unchanged.
 CHANCE, TERMINAL = -1, -4
 # Resampling rejects deals in which an opponent's past placement would have been illegal (under
-# compulsory capture by hand, a placement says that none of the placer's cards could capture).
+# compulsory capture by hand, a placement says that none of the placer's cards could capture)
+# or that declare other than the real deals did.
 # The real deal always passes, so this many failures in a row means a bug, not bad luck.
 RESAMPLE_TRIES = 100_000
 
@@ -147,14 +148,16 @@ class HandState:
         it has not seen dealt again, uniformly (the current deal by `Hand.from_view`, deals
         dealt again by shuffling what it did not see of them), its own actions and everything
         public unchanged. Deals in which another seat's past move would be illegal are drawn
-        again, so the history is one the game can produce."""
+        again, so the history is one the game can produce, and so are deals that declare other
+        than the real one did (a hidden hand dealt a declaration would have shown it)."""
         if self.is_terminal() and not self.redealt():  # every card of a finished hand was seen
             return self.history()
         for _ in range(RESAMPLE_TRIES):
             orders = [self._reshuffled(order, player, rng) for order in self.redealt()]
             if self.hand is not None:
                 orders.append(self._determinized(player, rng))
-            if self.rules.compulsory != "hand" or self._replays(orders):
+            checked = self.hand is not None and (self.rules.compulsory == "hand" or bool(self.rules.declarations))
+            if not checked or self._replays(orders):
                 drawing = rng.sample(list(self.rules.deck.cards), len(self.drawing))  # nobody has seen these
                 return [c for order in orders for c in order] + drawing + self.spelled
         raise EscobaError(f"no deal consistent with what seat {player} saw in {RESAMPLE_TRIES} tries")
@@ -188,7 +191,8 @@ class HandState:
         return order
 
     def _replays(self, orders: list[list[int]]) -> bool:
-        """Do the plays made so far stay legal when dealt from `orders`?"""
+        """Do the plays made so far stay legal when dealt from `orders`, and do its deals
+        declare what the real ones declared?"""
         assert self.hand is not None
         try:
             hand = Hand(self.rules, self.players, self.hand.dealer, orders, record=False)
@@ -196,7 +200,7 @@ class HandState:
                 hand.apply(move)
         except (IllegalMoveError, DeckError):
             return False
-        return True
+        return hand.declared == self.hand.declared and hand.shown == self.hand.shown
 
 
 class MatchState:
