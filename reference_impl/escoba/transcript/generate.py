@@ -4,6 +4,8 @@
   one or two seeded bot games for every bundled ruleset and player count, rewritten whole.
 - **Perft cases** (`cases/perft/*.json`, audit "generated"): fixed deck orders, the count
   recomputed.
+- **Games the ruleset audit chose** (`cases/audit/suggest.<ruleset>.<n>.json`, audit "generated",
+  kept from `escoba cases audit --suggest`): only `expect` is recomputed, as below.
 - **Hand-audited and text cases** (audit "hand" / "text"): only `expect` (and nothing else) is
   recomputed from their hands and moves. Their `pins` are written by a person from the rule
   text and are never touched: if a recomputed `expect` no longer satisfies a pin, the case is
@@ -188,8 +190,11 @@ class Generator:
                 except (OSError, ValueError) as e:
                     self.failures.append(f"{path}: cannot read: {e}")
                     continue
-                if isinstance(data, dict) and data.get("audit") == "generated" and self.generated:
-                    # A generated case the plan no longer makes: generated data has no other owner.
+                owned = path.parent in (self.root / GENERATED, self.root / PERFT)
+                if isinstance(data, dict) and data.get("audit") == "generated" and self.generated and owned:
+                    # A case of the plan's folders the plan no longer makes has no other owner.
+                    # Elsewhere (cases/audit/, the games the ruleset audit chose) only expect is
+                    # recomputed, as for a hand case.
                     self.removed.append(path)
                     if not self.check:
                         path.unlink()
