@@ -49,7 +49,7 @@ def _at_repository_root(monkeypatch):
 def test_the_corpus_is_small_and_covers_every_group():
     """Few enough cases, small enough files, for a subprocess engine to replay in seconds."""
     groups = {p.parent.name for p in CASE_FILES}
-    assert groups == {"coverage", "generated", "perft", "probes", "rules", "text"}
+    assert groups == {"audit", "coverage", "generated", "perft", "probes", "rules", "text"}
     # 32 rulesets, the family among them, and the cases the ruleset audit asks for (every mutant
     # of a ruleset detected by three cases: conformance/README.md)
     assert len(CASE_FILES) <= 320
