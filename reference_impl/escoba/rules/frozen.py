@@ -64,3 +64,13 @@ def freeze(value: Any) -> Any:
         return FrozenList(freeze(v) for v in value)
     return value
 
+
+
+def thaw(value: Any) -> Any:
+    """A plain, changeable deep copy of `value` (frozen or not): what a caller edits to make
+    another document from a compiled one (`rules.points.with_value`)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(v) for v in value]
+    return value

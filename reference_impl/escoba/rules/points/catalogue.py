@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from escoba.memo import ByIdentity
+from escoba.rules.frozen import FrozenDict, thaw
 from escoba.rules.points import capture, deal, deck, leftovers, match, opening, players, scoring
 from escoba.rules.points.base import ANY, REQUIRED, RulePoint
 
@@ -182,7 +184,14 @@ def section_value(doc: Doc, rule: RulePoint) -> tuple[Any, bool]:
 
 
 def positions(doc: Doc) -> list[Position]:
-    """Every position of a resolved document, in catalogue order (categories in document order)."""
+    """Every position of a resolved document, in catalogue order (categories in document order).
+    A compiled ruleset's document cannot change: its positions are worked out once."""
+    if isinstance(doc, FrozenDict):
+        return list(_POSITIONS.get(doc, _positions))
+    return _positions(doc)
+
+
+def _positions(doc: Doc) -> list[Position]:
     found: list[Position] = []
     for rule in SECTION_POINTS:
         if rule.concern == "match" and not any(p.concern == "match" for p in found):
@@ -197,6 +206,9 @@ def positions(doc: Doc) -> list[Position]:
             )
         )  # fmt: skip
     return found
+
+
+_POSITIONS: ByIdentity[list[Position]] = ByIdentity(64)
 
 
 def _scoring_positions(doc: Doc) -> list[Position]:
@@ -251,7 +263,7 @@ def with_value(doc: Doc, key: str, value: Any) -> dict | None:
     """A copy of `doc` with point `key` set to `value`; None where the point cannot be set
     alone (a category that is not there, a point of no section). For a category, `None`
     means "not scored": the category is removed (None if it is the only one)."""
-    out = copy.deepcopy(dict(doc))
+    out = thaw(doc)  # a compiled ruleset's document is frozen: its copy must not be
     parts = key.split(".")
     if parts[0] == "values" and len(parts) == 2:
         out.setdefault("values", {})[parts[1]] = copy.deepcopy(value)

@@ -28,7 +28,7 @@ POINTS = (
           exercised=always, when="always", fixed=_DEALT, shows_in=("deal",)),
     # A replayed hand keeps its cards: which came first off the stock changes nothing of play.
     flag("deal.table_first", "deal", "table dealt before the hands", "table_first", default=False, in_play=None,
-         exercised=always, when="always (it changes which cards go where)", assumed=("no",), shows_in=("deal",)),
+         exercised=always, when="always (it changes which cards go where)", assumed=("no",), shows_in=("deal", "table")),
     RulePoint(
         "deal.short_stock", "deal", "a stock that does not divide", default="forbid",
         fields=("short_stock",), in_play=True, fast_path=ANY,

@@ -72,7 +72,7 @@ POINTS = (
         in_play=lambda rules, players: rules.sides(players), fast_path=ANY,
         exercised=_at_least(4), when="four players or more", assumed=("none",),
         feature_value=_partnership_at, forms="`none`, or the sides at the case's table: `0+2/1+3`",
-        shows_in=("score", "escoba", "hand_end", "totals"), recipe=Recipe(min_players=4),
+        shows_in=("score", "escoba", "hand_end", "totals", "opening", "leftovers", "state"), recipe=Recipe(min_players=4),
     ),
     # The seat after each seat and the leader of each dealer: at two players both ways are one.
     RulePoint(
@@ -85,7 +85,7 @@ POINTS = (
         "turn.leader", "players", "who leads", fields=("leader_offset",), compile=lambda v, doc: _OFFSET[v],
         in_play=lambda rules, n: tuple(leader(d, rules.leader_offset, n) for d in range(n)), fast_path=ANY,
         exercised=_at_least(3), when="three players or more (at two, the dealer's right is the left)", assumed=("dealer_right",),
-        shows_in=("deal", "legal"), recipe=Recipe(min_players=3),
+        shows_in=("hand_start", "deal", "legal"), recipe=Recipe(min_players=3),
     ),
     RulePoint(
         "turn.next_dealer", "players", "the deal passes to the", fields=("next_dealer_offset",), compile=lambda v, doc: _OFFSET[v],
