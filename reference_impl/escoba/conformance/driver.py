@@ -70,6 +70,13 @@ class Plan:
     sent: Mapping[str, Any] | None = None  # the ruleset `start` carries, when not `doc` (see Runner)
     steps: list[tuple[str, Any, str]] | None = None  # the line's requests (`line_steps`), once made
     requests: list[Any] | None = None  # the requests of `steps` (the object `send_ahead` is given)
+    rules: Any = None  # the compiled rules of `doc` (default: the case's own)
+    script: Any = None  # the line the reference walks (conformance/walk.py; default: the case's own)
+    scenario: Any = None  # a scenario under declared rules: its notes and pins (conformance/scenario.py)
+
+    def __post_init__(self) -> None:
+        if self.rules is None:
+            self.rules = self.case.rules
 
 
 def prepare(case: Any) -> Plan:
@@ -171,25 +178,17 @@ class Driver:
     def _start_request(self) -> Start:
         return line_steps(self.plan)[1][0]
 
-    @staticmethod
-    def _events(reply: Reply) -> tuple[dict, ...]:
-        if not isinstance(reply, EventsReply):  # parse_reply guarantees it; a mutant might not
-            raise ProtocolViolation("no events in the reply")
-        return reply.events
-
-    def _state_event(self, reply: Reply) -> dict:
-        if not isinstance(reply, StateReply):
-            raise ProtocolViolation("state: no state in the reply")
+    def _order_of(self) -> dict[str, int]:
         if self._order is None:
-            self._order = {c: i for i, c in enumerate(self.plan.case.rules.deck.code)}
-        return state_event(reply.state, self._order)
+            self._order = {c: i for i, c in enumerate(self.plan.rules.deck.code)}
+        return self._order
 
-    def _legal_event(self, reply: Reply) -> dict:
-        if not isinstance(reply, LegalReply):
-            raise ProtocolViolation("legal: no moves in the reply")
-        if getattr(self.plan.case, "legal", "moves") == "count":  # the case keeps only how many
-            return {"event": "legal", "seat": reply.seat, "count": len(reply.moves)}
-        return {"event": "legal", "seat": reply.seat, "moves": list(reply.moves)}
+    def _chunk(self, kind: str, request: Any, reply: Reply, what: str) -> list[dict]:
+        if kind == "probe":  # an illegal move must be refused with the right reason
+            self.trace.requests += 1
+        else:
+            self._check(reply, what)
+        return reply_chunk(kind, request, reply, getattr(self.plan.case, "legal", "moves"), self._order_of())
 
     # ------------------------------------------------------------------ the case's line
     def _replay(self) -> None:
@@ -200,63 +199,88 @@ class Driver:
         if self.on_sent is not None:
             self.on_sent()
         for (kind, request, what), reply in zip(steps, replies):
-            if kind == "probe":  # an illegal move must be refused with the right reason
-                self.trace.requests += 1
-                if isinstance(reply, ErrorReply):
-                    self._record([rejected_event(request.move, reply.kind, reply.reason)])
-                else:
-                    self._record(self._events(reply))
-            elif kind == "legal":
-                self._record([self._legal_event(self._check(reply, what))])
-            elif kind == "state":
-                self._record([self._state_event(self._check(reply, what))])
-            else:
-                self._record(self._events(self._check(reply, what)))
+            self._record(self._chunk(kind, request, reply, what))
 
     # ------------------------------------------------------------------ perft
     def _perft(self) -> None:
-        depth = self.plan.case.perft.depth
+        depth = int(self.plan.expected[-1].get("depth", self.plan.case.perft.depth))  # a scenario may count less deep
         line = [m for hand in self.plan.hands for m in hand.moves]
         self._record([{"event": "perft", "depth": depth, "count": self._count(line, depth)}])
 
     def _count(self, line: list[Play], depth: int) -> int:
-        """Distinct sequences of `depth` more plays from the position after `line`; a sequence
-        that ends the hand sooner counts once (as in `escoba.transcript.record.perft`).
+        return perft_on_engine(self.session, self._start_request(), line, depth, self._check, getattr(self.plan.case, "legal", "moves"))
 
-        The protocol has no undo, so each position is reached by replaying from the deal
-        (start, the plays, legal); the last level counts the legal moves without playing them
-        (perft's bulk count). The positions are asked level by level, `_PERFT_BATCH` replays to
-        an exchange: the engine works on one replay while the runner reads the replies to the
-        last, where asking one position at a time left each side waiting for the other.
-        """
-        if depth == 0:
-            return 1
-        count, level = 0, [line]
-        for left in range(depth, 0, -1):
-            deeper: list[list[Play]] = []
-            for i in range(0, len(level), _PERFT_BATCH):
-                batch = level[i : i + _PERFT_BATCH]
-                for path, moves in zip(batch, self._legal_after(batch)):
-                    if not moves:  # the hand is over
-                        count += 1
-                    elif left == 1:
-                        count += len(moves)
-                    else:
-                        deeper += [[*path, Play(m["card"], tuple(m["take"]))] for m in moves]
-            level = deeper
-        return count
 
-    def _legal_after(self, paths: list[list[Play]]) -> list[list[dict]]:
-        """The engine's legal moves after each line of plays, all replayed in one exchange."""
-        start = self._start_request()
-        replies = iter(self.session.exchange([request for path in paths for request in (start, *path, Legal())]))
-        moves = []
-        for path in paths:
-            self._check(next(replies), "start (perft)")
-            for move in path:
-                self._check(next(replies), f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
-            moves.append(self._legal_event(self._check(next(replies), "legal (perft)"))["moves"])
-        return moves
+def perft_on_engine(session: Session, start: Start, line: list[Play], depth: int, check: Callable[[Reply, str], Reply],
+                    legal: str = "moves") -> int:  # fmt: skip
+    """Distinct sequences of `depth` more plays from the position after `line` on the engine;
+    a sequence that ends the hand sooner counts once (as in `escoba.transcript.record.perft`).
+
+    The protocol has no undo, so each position is reached by replaying from the deal
+    (start, the plays, legal); the last level counts the legal moves without playing them
+    (perft's bulk count). The positions are asked level by level, `_PERFT_BATCH` replays to
+    an exchange: the engine works on one replay while the runner reads the replies to the
+    last, where asking one position at a time left each side waiting for the other.
+    `check(reply, what)` raises on a refusal.
+    """
+    if depth == 0:
+        return 1
+    count, level = 0, [line]
+    for left in range(depth, 0, -1):
+        deeper: list[list[Play]] = []
+        for i in range(0, len(level), _PERFT_BATCH):
+            batch = level[i : i + _PERFT_BATCH]
+            for path, moves in zip(batch, _legal_after(session, start, batch, check)):
+                if not moves:  # the hand is over
+                    count += 1
+                elif left == 1:
+                    count += len(moves)
+                else:
+                    deeper += [[*path, Play(m["card"], tuple(m["take"]))] for m in moves]
+        level = deeper
+    return count
+
+
+def _legal_after(session: Session, start: Start, paths: list[list[Play]], check: Callable[[Reply, str], Reply]) -> list[list[dict]]:
+    """The engine's legal moves after each line of plays, all replayed in one exchange."""
+    replies = iter(session.exchange([request for path in paths for request in (start, *path, Legal())]))
+    moves = []
+    for path in paths:
+        check(next(replies), "start (perft)")
+        for move in path:
+            check(next(replies), f"play {_text(move)} (perft line {' '.join(map(_text, path))})")
+        reply = check(next(replies), "legal (perft)")
+        if not isinstance(reply, LegalReply):
+            raise ProtocolViolation("legal: no moves in the reply")
+        moves.append(list(reply.moves))
+    return moves
+
+
+def reply_chunk(kind: str, request: Any, reply: Reply, legal: str, order: Mapping[str, int]) -> list[dict]:
+    """The events a reply stands for in the observed stream (docs/protocol.md, "Events"): a
+    play's events, a `legal` event, a `state` event, a probe's `rejected` event. A refusal of
+    anything but a probe is the caller's to judge first."""
+    if kind == "probe":
+        if isinstance(reply, ErrorReply):
+            return [rejected_event(request.move, reply.kind, reply.reason)]
+        return list(_events(reply))
+    if kind == "legal":
+        if not isinstance(reply, LegalReply):
+            raise ProtocolViolation("legal: no moves in the reply")
+        if legal == "count":  # the case keeps only how many
+            return [{"event": "legal", "seat": reply.seat, "count": len(reply.moves)}]
+        return [{"event": "legal", "seat": reply.seat, "moves": list(reply.moves)}]
+    if kind == "state":
+        if not isinstance(reply, StateReply):
+            raise ProtocolViolation("state: no state in the reply")
+        return [state_event(reply.state, order)]
+    return list(_events(reply))
+
+
+def _events(reply: Reply) -> tuple[dict, ...]:
+    if not isinstance(reply, EventsReply):  # parse_reply guarantees it; a mutant might not
+        raise ProtocolViolation("no events in the reply")
+    return reply.events
 
 
 # Replays per exchange in a perft walk: enough that neither side waits for the other, few
