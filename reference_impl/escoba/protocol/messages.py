@@ -169,6 +169,7 @@ class HelloReply(Reply):
     name: str
     version: str
     features: frozenset[str]
+    rules: str | None = None  # the ruleset the engine plays, when it plays one (docs/protocol.md)
 
 
 @dataclass(frozen=True)
@@ -370,7 +371,7 @@ def parse_reply(request: dict, reply: dict) -> Reply:
 _MISSING = object()
 # The keys of each `ok: true` reply (schemas/protocol.schema.json: no others are allowed).
 _FIELDS = {
-    "hello": ("id", "ok", "protocol", "engine", "features"),
+    "hello": ("id", "ok", "protocol", "engine", "features", "rules"),
     "start": ("id", "ok", "events"),
     "play": ("id", "ok", "events"),
     "next_hand": ("id", "ok", "events"),
@@ -410,7 +411,10 @@ def _hello(request: dict, reply: dict) -> Reply:
         raise _violation(request, "hello reply needs `features`, a list of strings")
     if len(set(features)) != len(features):
         raise _violation(request, "hello reply lists a feature twice")
-    return HelloReply(protocol, engine["name"], engine["version"], frozenset(features))
+    rules = reply.get("rules")
+    if rules is not None and (not isinstance(rules, str) or not rules.strip()):
+        raise _violation(request, "hello reply's `rules` names a ruleset: a bundled id or a ruleset file, a string")
+    return HelloReply(protocol, engine["name"], engine["version"], frozenset(features), rules)
 
 
 def _events(request: dict, reply: dict) -> Reply:

@@ -61,6 +61,7 @@ class ReferenceEngine:
     name = "escoba-reference"
     version = __version__
     features: Sequence[str] = reference_features()
+    declares: str | None = None  # for an engine of fixed rules: the ruleset its hello names (docs/protocol.md)
     hand_class: type[Hand] = Hand
     match_class: type[Match] = Match
 
@@ -95,11 +96,14 @@ class ReferenceEngine:
     def _cmd_hello(self, request: Mapping[str, Any]) -> dict:
         if request.get("protocol") != PROTOCOL_VERSION:
             raise Refused("bad_request", f"this engine speaks protocol {PROTOCOL_VERSION}, not {request.get('protocol')!r}")
-        return {
+        reply = {
             "protocol": PROTOCOL_VERSION,
             "engine": {"name": self.name, "version": self.version, "language": "python"},
             "features": list(self.features),
         }
+        if self.declares is not None:
+            reply["rules"] = self.declares
+        return reply
 
     def _cmd_start(self, request: Mapping[str, Any]) -> dict:
         doc, players, dealer = request.get("ruleset"), request.get("players"), request.get("dealer")
