@@ -85,7 +85,7 @@ PLACEHOLDERS = {
     "known-failures.yaml": "written by the --write-expectations example beside it",
     "tests/escoba-cases": "written by the cases generate example beside it",
 }
-OUTPUTS = {"plot", "write_expectations", "junit", "record", "out", "name"}  # dests that name a file to write
+OUTPUTS = {"plot", "write_expectations", "junit", "record", "out", "name", "shrink"}  # dests that name a file or folder to write
 ADDRESSES = {"cluster"}  # dests that name a network address (tcp://host:port), not a file
 
 

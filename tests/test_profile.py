@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 
 from escoba.cli.main import main
 from escoba.conformance import expectations
-from escoba.conformance.profile import AGREES, DIFFERS, NOT_EXERCISED
+from escoba.conformance.profile import AGREES, DIFFERS, NOT_CLAIMED, NOT_EXERCISED
 from escoba.conformance.report import render_markdown, render_text, stderr_tail, to_json
 from escoba.conformance.runner import Entry, Runner, collect
 from escoba.data import schemas_dir
@@ -79,7 +79,6 @@ def test_after_the_first_divergence_the_case_goes_on_and_every_one_is_reported()
         ("opening-15-not-escoba", "opening_table.escobas", "opening.fifteen.escoba.da"),
         ("ties-to-all", "scoring.coins.award", "scoring.coins.five-each.base"),
         ("leftovers-to-dealer", "leftovers.to", "leftovers.last-capturer.da"),
-        ("primera-capture-values", "values.primera", "scoring.primera.missing-suit.da"),
         ("hands-before-table", "deal.table_first", "sv.2p.1"),
         ("last-play-escoba-ignored", "capture.escoba_on_last_play", "capture.escoba-on-last-play.de-jokers"),
         ("legal-moves-unsorted", "common.move_order", "base.2p.1"),
@@ -95,6 +94,20 @@ def test_divergences_name_their_rule_point_and_consequences_follow_it(mutant, po
     assert result.outcome == "fail", result.message
     assert {d.point for d in result.divergences} == {point}, [(d.index, d.point, d.cls) for d in result.divergences]
     assert differing(report) == {point: 1}
+
+
+def test_a_divergence_no_single_point_reproduces_is_no_rule_points():
+    """A primera scored from the capture values, which no reading of the primera table, its
+    measure or its award gives, is not blamed on `values.primera`: no rule point explains it,
+    with its class and the category it scores; the hand's total is no point's either."""
+    report = run(MUTANTS["primera-capture-values"], pick("scoring.primera.missing-suit.da"))
+    result = report.results[0]
+    assert result.outcome == "fail"
+    first = result.divergences[0]
+    assert first.cls == "scoring:primera" and first.explained is None and first.point == "scoring.primera"
+    assert "rule point: no rule point explains it (scoring:primera; it concerns scoring.primera)" in render_text(report)
+    assert all(d.explained is None for d in result.divergences)
+    assert set(differing(report)) <= {"scoring.primera", "common.hand_total"}
 
 
 def test_the_profile_of_a_one_point_mutant_over_the_suite_names_that_point_only():
@@ -128,9 +141,9 @@ def test_the_reference_engine_agrees_on_every_exercised_point():
     assert {p["point"] for p in document["profile"]} >= {"capture.compulsory", "values.primera", "common.deal"}
 
 
-def test_declaring_another_value_is_a_difference_the_engine_states():
+def test_declaring_another_value_is_not_claimed_never_differs():
     """An engine that honestly declares optional capture is not run on card-level cases; the
-    profile says it differs on capture.compulsory, by its own declaration."""
+    profile says it does not claim that rule (information), never that it differs."""
 
     class Optional(MUTANTS["capture-optional"]):  # type: ignore[valid-type,misc]
         features = tuple(f for f in reference_features() if not f.startswith("capture.compulsory")) + ("capture.compulsory:optional",)
@@ -138,8 +151,14 @@ def test_declaring_another_value_is_a_difference_the_engine_states():
     report = run(Optional, pick("compulsory.card.da", "compulsory.optional.fr"))
     assert [r.outcome for r in report.results] == ["unsupported", "pass"]
     entry = next(p for p in report.profile() if p.point == "capture.compulsory")
-    assert entry.status == DIFFERS and entry.declared == ["optional"]
+    assert entry.status == AGREES and entry.declared == ["optional"] and entry.unclaimed == ["compulsory.card.da"]
+    assert not differing(report)
+    alone = run(Optional, pick("compulsory.card.da"))
+    entry = next(p for p in alone.profile() if p.point == "capture.compulsory")
+    assert entry.status == NOT_CLAIMED
     assert "the engine declares optional; the case needs capture.compulsory:card" in entry.example["message"]
+    assert "NOT CLAIMED capture.compulsory: the engine declares optional; 1 case needing another value not run" in render_text(alone)
+    assert not list(report_schema().iter_errors(to_json(alone)))
 
 
 # ------------------------------------------------------------------------------ measures

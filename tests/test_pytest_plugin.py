@@ -101,3 +101,15 @@ def test_an_unknown_ruleset_is_one_usage_error_and_starts_no_engine(pytester: py
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown ruleset 'dx'*"])
     assert "did not start" not in result.stderr.str()
+
+
+def test_an_engine_that_declares_its_rules_runs_the_scenarios_and_the_option_overrides(pytester: pytest.Pytester) -> None:
+    """An engine of fixed rules that names them in hello passes the scenarios of its rules; with
+    --escoba-rules base its departures fail, each with its rule point."""
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(ENGINES / 'fixed_rules' / 'engine.py'))}"
+    result = pytester.runpytest("-p", "no:cacheprovider", "--escoba-engine", engine, "--escoba-case", "compulsory.card.da")
+    result.assert_outcomes(passed=1)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--escoba-engine", engine, "--escoba-case", "compulsory.card.da",
+                                "--escoba-rules", "base")  # fmt: skip
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*rule point: capture.compulsory (the engine behaves as if optional)*", "*--rules base --case compulsory.card.da*"])

@@ -33,6 +33,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--escoba-ruleset", action="append", default=[], metavar="ID-OR-FILE",
                     help="only cases of this ruleset (repeatable); a ruleset file: cases generated for it")  # fmt: skip
     group.addoption("--escoba-case", action="append", default=[], metavar="PATTERN", help="only cases whose id matches this glob")
+    group.addoption("--escoba-rules", metavar="FILE-OR-ID",
+                    help="the rules the engine plays (wins over its hello's): every case a scenario of them")  # fmt: skip
     group.addoption("--escoba-cases-dir", metavar="DIR", help="your own cases instead of the bundled suite")
     group.addoption("--escoba-expectations", metavar="FILE", help="known failures, pinned by how they fail")
     group.addoption("--escoba-timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
@@ -115,6 +117,7 @@ class _Run:
                 raise pytest.UsageError(str(problem)) from None
         timeout = config.getoption("escoba_timeout")
         self.first.append(self._start(argv, command, timeout))
+        rules = self._rules(config.getoption("escoba_rules"), self.first[0].hello)
 
         def connect() -> SubprocessSession:
             return self.first.pop() if self.first else SubprocessSession(argv, timeout=timeout)
@@ -122,11 +125,28 @@ class _Run:
         selection = "".join(f" --ruleset {shlex.quote(f)}" for f in files)
         if config.getoption("escoba_cases_dir") and not files:
             selection = f" --cases-dir {shlex.quote(config.getoption('escoba_cases_dir'))}"
+        if config.getoption("escoba_rules"):
+            selection += f" --rules {shlex.quote(config.getoption('escoba_rules'))}"
         flag = f"escoba conformance --engine {shlex.quote(command)}{selection}"
         self.strict = config.getoption("escoba_strict")
         self.runner = Runner(
-            connect, command=command, expectations=pins, replay=lambda case: f"{flag} --case {shlex.quote(case)}", strict=self.strict
+            connect, command=command, expectations=pins, replay=lambda case: f"{flag} --case {shlex.quote(case)}", strict=self.strict,
+            rules=rules,
         )  # fmt: skip
+
+    @staticmethod
+    def _rules(option: str | None, hello: Any) -> Any:
+        """The rules the engine plays: the option's, else its hello's (conformance/declared.py)."""
+        from escoba.conformance.declared import HELLO, OPTION, DeclaredRulesError, load_declared
+
+        try:
+            if option:
+                return load_declared(option, OPTION, overrides=getattr(hello, "rules", None))
+            if getattr(hello, "rules", None):
+                return load_declared(hello.rules, HELLO)
+        except DeclaredRulesError as problem:
+            raise pytest.UsageError(str(problem)) from None
+        return None
 
     def _select(self, config: pytest.Config) -> tuple[list[Any], list[str]]:
         import tempfile

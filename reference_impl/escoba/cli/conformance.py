@@ -6,6 +6,7 @@ import argparse
 import gc
 import shlex
 import sys
+from typing import Any
 
 from escoba.cli.main import UsageError, add_format_argument, check_timeout, worker_count
 from escoba.outputs import check_output_file, write_atomic
@@ -19,8 +20,13 @@ point, the rule clause and a command that replays the case; every later divergen
 with --all-divergences), xfail (a failure exactly as the expectations file pins
 it), unsupported (skipped: the case needs a feature the engine did not declare),
 error (the engine refused a request), crash, timeout, or broken-case (the case file
-itself does not load). The run ends with the rules profile: every rule point the
-engine agrees with, differs on, or was not exercised on.
+itself does not load). The run ends with two answers: the engine's bugs (each kind of
+departure from the rules it plays, with its rule point, or "no rule point explains it") and
+the rules profile (every rule point the engine agrees with, differs on, does not claim, or was
+not exercised on); then, for an engine that declares its rules (in hello, or --rules), its
+variant: those rules next to each regional ruleset, information, not failure. Every case then
+runs as a scenario of the declared rules; after a divergence the runner goes on from the
+engine's own state.
 
 The engine is a command, split like a shell would split it; it is started in its
 own process group, restarted after a crash, a timeout or a protocol failure, and
@@ -28,12 +34,16 @@ killed with all its children at the end. Without --engine the built-in reference
 engine runs, through the same subprocess protocol ('escoba engine').
 
 Exit status: 0 when no case failed (a skip is not a failure, unless --strict) and at
-least one case ran; 1 when a case failed or none could run; 2 for a usage error or
-an engine that does not start (one line, with what it printed)."""
+least one case ran; 1 when a case failed or none could run (the summary says why); 2 for
+a usage error, declared rules that do not load, or an engine that does not start (one
+line, with what it printed)."""
 EPILOG = """\
 examples:
   escoba conformance                                   the reference engine, every case
   escoba conformance --engine './my-engine --jsonl'    your engine
+  escoba conformance --engine ./my-engine --rules my-rules.yaml       the rules it plays: every case a scenario of them
+  escoba conformance --rules spec/house/no-opening-escoba.yaml        the reference engine, sent a house rule
+  escoba conformance --engine ./my-engine --rules base --shrink bugs  its departures from base, each case shrunk into bugs/
   escoba conformance --engine 'python docs/examples/minimal_engine.py' --ruleset fr
   escoba conformance --case 'opening.*' --format markdown >> "$GITHUB_STEP_SUMMARY"
   escoba conformance --engine ./my-engine --expectations known-failures.yaml
@@ -57,6 +67,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--case", action="append", default=[], metavar="PATTERN",
         help="only cases whose id matches this glob (repeatable): 'opening.*'",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rules", metavar="FILE-OR-ID",
+        help="the rules the engine plays (a bundled id or a ruleset file); wins over the engine's hello: "
+        "every case is then a scenario under them, with targeted cases for every point they set",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-targeted", dest="targeted", action="store_false",
+        help="with declared rules, run the bundled scenarios only (no cases generated for the declared rules)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--shrink", metavar="DIR",
+        help="shrink the first case of each bug to the smallest that fails the same way, written into DIR (a folder that exists)",
     )  # fmt: skip
     add_format_argument(parser, choices=("text", "json", "markdown"))
     parser.add_argument("--expectations", metavar="FILE", help="known failures, pinned by how they fail (YAML or JSON)")
@@ -119,6 +142,18 @@ def run(args: argparse.Namespace) -> int:
         engines.append((argv, command, command))
     if len(engines) > 1 and (args.write_expectations or args.expectations):
         raise UsageError("--expectations and --write-expectations pin one engine's failures: give one --engine")
+    if args.rules is not None:
+        from escoba.conformance.declared import OPTION, DeclaredRulesError, load_declared
+
+        try:
+            load_declared(args.rules, OPTION)  # a bad name is refused before any engine starts
+        except DeclaredRulesError as problem:
+            raise UsageError(str(problem)) from None
+    if args.shrink is not None:
+        from pathlib import Path
+
+        if not Path(args.shrink).is_dir():
+            raise UsageError(f"--shrink: {args.shrink} is not a folder (make it first)")
     try:
         split_rulesets(args.ruleset)  # an unknown name is refused before anything is loaded
     except SelectionError as problem:
@@ -141,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
         spawned = [] if args.list else _spawn(engines, args.timeout, jobs)
         try:
             try:
-                entries, files = select(args.cases_dir, args.case, args.ruleset, folder, lazy=not args.list)
+                # With declared rules, cases generated for them may be all a selection names.
+                entries, files = select(args.cases_dir, args.case, args.ruleset, folder, lazy=not args.list,
+                                        allow_empty=not args.list and args.targeted)  # fmt: skip
             except (SelectionError, TranscriptError) as problem:
                 raise UsageError(str(problem)) from None
             if args.list:
@@ -154,18 +191,19 @@ def run(args: argparse.Namespace) -> int:
                     if not isinstance(session, Exception):
                         session.close()
             raise
-        return _run(args, engines, pins, entries, files, started, jobs)
+        return _run(args, engines, pins, entries, files, started, jobs, folder)
 
 
 def _run(
-    args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str], started: list[list], jobs: int
+    args: argparse.Namespace, engines: list, pins: dict, entries: list, files: list[str], started: list[list], jobs: int,
+    folder: Any = None,
 ) -> int:
     from escoba.conformance.report import render_grid, render_markdown, render_text, summary_line, to_json
 
     reports = []
     try:
         for (argv, shown, flag), first in zip(engines, started, strict=True):
-            reports.append(_run_engine(args, argv, shown, flag, first, pins, entries, files, jobs))
+            reports.append(_run_engine(args, argv, shown, flag, first, pins, entries, files, jobs, folder))
     finally:
         for first in started:
             for session in first:
@@ -269,15 +307,38 @@ def _handshakes(engines: list, spawned: list) -> list[list]:
     return [[s for s in sessions if not isinstance(s, EngineFailure)][::-1] for sessions in spawned]
 
 
+def _declared_rules(args: argparse.Namespace, hello: Any, shown: str) -> Any:
+    """The rules the engine plays: --rules, else its hello's `rules`, else None (a configurable
+    engine). Rules that do not load are a usage error, in one line."""
+    from escoba.conformance.declared import HELLO, OPTION, DeclaredRulesError, load_declared
+
+    try:
+        if args.rules is not None:
+            return load_declared(args.rules, OPTION, overrides=getattr(hello, "rules", None))
+        if getattr(hello, "rules", None):
+            return load_declared(hello.rules, HELLO)
+    except DeclaredRulesError as problem:
+        raise UsageError(f"{problem} ({shown})") from None
+    return None
+
+
 def _run_engine(
     args: argparse.Namespace, argv: list[str], shown: str, flag: str | None, first: list, pins: dict, entries: list,
-    files: list[str], jobs: int,
+    files: list[str], jobs: int, folder: Any = None,
 ):  # fmt: skip
     """One engine through every case; `first` holds its sessions already started (the first
     to be used last in the list)."""
     from escoba.conformance import expectations as expectations_module
     from escoba.conformance.runner import Runner
+    from escoba.conformance.selection import nothing_selected, targeted
     from escoba.protocol.client import SubprocessSession
+
+    hello = first[-1].hello if first else None
+    rules = _declared_rules(args, hello, shown)
+    if rules is not None and args.targeted and folder is not None:
+        entries = [*entries, *targeted(rules, folder, args.case)]
+    if not entries:
+        raise UsageError(nothing_selected(args.case, args.ruleset))
 
     def connect() -> SubprocessSession:
         try:
@@ -295,6 +356,8 @@ def _run_engine(
     cases_flag = f" --cases-dir {shlex.quote(args.cases_dir)}" if args.cases_dir else ""
     if files:  # generated cases come back from the same files, not from a folder that is gone
         cases_flag = "".join(f" --ruleset {shlex.quote(f)}" for f in files)
+    if args.rules is not None:
+        cases_flag += f" --rules {shlex.quote(args.rules)}"
 
     def replay(case_id: str) -> str:
         return f"escoba conformance{engine_flag}{cases_flag} --case {shlex.quote(case_id)}"
@@ -302,7 +365,7 @@ def _run_engine(
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     runner = Runner(
         connect, command=shown, expectations=pins, replay=replay,
-        on_start=progress.show if progress else None, strict=args.strict,
+        on_start=progress.show if progress else None, strict=args.strict, rules=rules,
     )  # fmt: skip
     try:
         report = runner.run(entries, maxfail=args.maxfail, jobs=jobs)
@@ -318,6 +381,20 @@ def _run_engine(
         stale = expectations_module.unknown_ids(pins, every)
         if stale:
             report.warnings.append(f"{args.expectations}: pinned cases that do not exist: {', '.join(stale)}")
+    if args.shrink is not None and report.bugs():
+        from pathlib import Path
+
+        from escoba.explore.bugcases import shrink_bugs
+
+        folder = Path(args.shrink)
+        rules_flag = f" --rules {shlex.quote(args.rules)}" if args.rules is not None else ""
+
+        def shrunk_replay(case_id: str) -> str:
+            return f"escoba conformance{engine_flag}{rules_flag} --cases-dir {shlex.quote(str(folder))} --case {shlex.quote(case_id)}"
+
+        if sys.stderr.isatty():
+            print(f"shrinking the first case of {len(report.bugs())} bug(s) into {folder}…", file=sys.stderr)
+        shrink_bugs(report.bugs(), lambda: SubprocessSession(argv, timeout=args.timeout), folder, rules, shrunk_replay)
     return report
 
 

@@ -1,31 +1,40 @@
-"""Which rule point each divergence concerns.
+"""Which rule point each divergence concerns, proved, never guessed.
 
-A divergence is an event; a report for an engine author names the *rule* it breaks, as a point
-of the rules matrix (`capture.compulsory`, `scoring.primera.award`, `values.primera`; the keys
-of `escoba.diff.points`) or one of the `COMMON` points every ruleset shares (the deal
-convention, move generation, refusing illegal moves...). Three ways, tried in this order:
+A divergence is an event of one reply (a *chunk*) that differs from what the rules say. It is
+**attributed to a rule point** only when the reference, with that point alone set otherwise,
+answers the same request from the same position exactly as the engine did: generically, for
+every point of the rules (`rules.points`) whose `shows_in` holds the kind of a divergent event
+of the chunk, and each of its other values (`other_values`, set by `with_value`). The position
+is the engine's own (conformance/resync.py goes on from the engine's state after each
+divergence), so each divergence is judged on its own. `inferred` is the value that reproduces
+it. An explanation must also reproduce what the engine said at that position just before (its
+legal moves, before a play or a probe), and must not make any other event of the chunk differ.
 
-1. **Another value explains it.** The reference engine replays the divergent reply with one
-   point set otherwise (the compiled rules changed as a mutant engine would change them: the
-   deal and opening of a hand, the legal moves of a position, a category's award from the
-   same measures). If the result is what the engine said, that is the point, and `inferred` is
-   the value the engine behaves as if it had. These explanations hold whatever came before.
-2. **It follows from an earlier divergence.** Anything else after a divergence (a score with
-   other measures once the piles differ, a legal list once the table differs) is attributed to
-   the case's first divergence (`consequence_of`).
-3. **The event says it.** Otherwise the kind of event and the fields that differ name the
-   point (a leftovers' side: `leftovers.to`; a score's measures: the category's measure, or the
-   values table it reads).
+Otherwise, in this order:
+
+- **the event's shape proves a rule every ruleset shares** (`COMMON`): the same legal moves in
+  another order (`common.move_order`), a refusal for another reason or a state that a refused
+  move changed (`common.refusals`);
+- **it follows from other divergences of the same reply** that points explain (a hand's total
+  after two categories that score otherwise): the points together reproduce it
+  (`consequence_of`);
+- **no rule point explains it**: `explained` is None and `point` names, where one fits, what
+  the event concerns: the common point (the deal, the captures offered, an escoba, the hand's
+  total, the match), or the category a score event scores (`scoring.primera`: which of its
+  aspects, if any, is not said), with the event's class.
+
+`Explainer.explain` does this for one chunk; conformance/resync.py calls it for every divergent
+reply of a case.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from escoba.conformance.compare import Divergence, same, same_event
+from escoba.conformance.compare import Divergence, all_divergences, same, same_event
 
 #: rule points every ruleset shares (not rows of the rules matrix), with what they are about
 COMMON: dict[str, str] = {
@@ -39,26 +48,17 @@ COMMON: dict[str, str] = {
     "common.match": "match totals and the end of a match",
 }
 
+#: the common point an event of each kind concerns, when no rule point explains it
+_COMMON_OF = {
+    "hand_start": "common.deal", "deal": "common.deal", "table": "common.deal",
+    "legal": "common.captures", "perft": "common.captures", "play": "common.captures",
+    "rejected": "common.refusals", "state": "common.refusals",
+    "escoba": "common.escoba", "hand_end": "common.hand_total",
+    "totals": "common.match", "tie": "common.match", "match_end": "common.match",
+}  # fmt: skip
 
-def _kinds_alternatives(rules: Any) -> list[tuple[str, Any]]:
-    """Other readings of what a card may take, as (feature value, rules): Escoba's sum alone,
-    and the ruleset's own kinds without their priorities (each beside the ruleset's kind that
-    takes the whole table, if it has one); and its own kinds without that one."""
-    from escoba.game.capture import DEFAULT_KINDS, CaptureFinder
-    from escoba.rules.points.capture import table_feature
-
-    own, table = tuple(rules.capture_kinds), rules.table_kind
-    readings = [(k, table) for k in (DEFAULT_KINDS, tuple((total, "none") for total, _ in own)) if k != own]
-    if table is not None:
-        readings.append((own, None))
-    found = []
-    f = rules.finder
-    for kinds, whole in dict.fromkeys(readings):
-        takes = f.takes_table if whole is not None else None
-        finder = CaptureFinder(f.value, f.is_joker, rules.target or 15, f.low, f.high, kinds, takes, f.rank, f.unless_same_rank)
-        named = [t + ("" if p == "none" else f"-{p}") for t, p in kinds] + ([table_feature(whole)] if whole is not None else [])
-        found.append((",".join(sorted(named)), dataclasses.replace(rules, capture_kinds=kinds, table_kind=whole, finder=finder)))
-    return found
+VALUE, SHAPE, FOLLOWS = "value", "shape", "follows"  # how a divergence was explained
+MAX_AT_ONCE = 3  # departures one reply may show together (each a point of its own)
 
 
 def common_exercised(case: Any) -> list[str]:
@@ -80,380 +80,504 @@ def common_exercised(case: Any) -> list[str]:
     return found
 
 
-class Attributor:
-    """Names the rule point of each divergence of one case (see the module's docstring)."""
+@dataclass
+class Chunk:
+    """One reply judged: the walk's step (the request, the expected events, the position before
+    it), what the engine said, the divergences found in it, and what the engine said just before
+    at the same position (its `legal` reply before a play or a probe: (step, observed))."""
 
-    def __init__(self, plan: Any, observed: Sequence[dict], observed_chunks: Sequence[tuple[int, int]], measures: bool):
-        from escoba.conformance.compare import chunks
+    step: Any  # conformance.walk.Step, with `before`
+    observed: list[dict]
+    divergences: list[Divergence]
+    context: list[tuple[Any, list[dict]]]
 
-        self.plan, self.case = plan, plan.case
-        self.expected: list[dict] = plan.expected
-        self.observed, self.observed_chunks, self.measures = observed, observed_chunks, measures
-        self.expected_chunks = chunks(self.expected)
-        self._rules: Any = None
-        self._positions: dict[int, dict] | None = None
 
-    # ------------------------------------------------------------------ plumbing
-    @property
-    def rules(self) -> Any:
-        if self._rules is None:
-            from escoba.protocol.features import _compiled
+@dataclass(frozen=True)
+class Candidate:
+    """Another value of one point: tried as the value the engine plays."""
 
-            self._rules = _compiled(self.plan.doc)
-        return self._rules
+    key: str  # the point, as the document names it (`scoring.velo.points`)
+    value: Any = field(compare=False)
+    shown: str  # the value in words (`inferred`)
+    token: str = ""  # the value as JSON: what two candidates are compared by
 
-    def positions(self) -> dict[int, dict]:
-        """Snapshots of the reference hand before each decision, by the index of its legal event."""
-        if self._positions is None:
-            from escoba.transcript.record import Replay
 
-            found: dict[int, dict] = {}
+class Explainer:
+    """Explains the divergent chunks of one case, walked under `rules` (document `doc`)."""
+
+    def __init__(self, doc: Mapping[str, Any], rules: Any, script: Any, measures: bool = True):
+        self.doc, self.rules, self.script, self.measures = doc, rules, script, measures
+        self._alternatives: list[tuple[Candidate, frozenset[str]]] | None = None
+        self.used: dict[tuple[str, str], Candidate] = {}  # the values that explained something
+        self.rejected: set[Candidate] = set()  # values a reply of the case contradicts
+
+    # ------------------------------------------------------------------ one chunk
+    def explain(self, chunk: Chunk, facts: Any = None) -> None:
+        """Set `point`, `inferred`, `explained` and `consequence_of` on each divergence of
+        `chunk`. `facts` (protocol.features.Facts of the events so far) break a tie between
+        points that explain a divergence equally: a point the position exercises first."""
+        pending = [d for d in chunk.divergences if d.point is None]
+        if not pending:
+            return
+        for d in pending:
+            shape = self._shape(d, chunk)
+            if shape is not None:
+                d.point, d.explained = shape, SHAPE
+        pending = [d for d in pending if d.point is None]
+        if not pending:
+            return
+        for d in pending:
+            self._side_of_seat(d)
+        pending = [d for d in pending if d.point is None]
+        if not pending:
+            self._unexplained(chunk)
+            return
+        keys = {id(d): _key(d) for d in pending}
+        before = {_key(d) for d in chunk.divergences}
+        chosen: list[Candidate] = []
+        # A reply may show two departures at once (a hand's last play: a capture rule and a
+        # scoring rule): each round tries every other value on top of those already found.
+        for _ in range(MAX_AT_ONCE):
+            rest = [d for d in pending if d.point is None]
+            if not rest:
+                break
+            if chosen:  # what the values found so far give together follows from them
+                self._follows(chunk, rest, keys, before, chosen)
+                rest = [d for d in rest if d.point is None]
+                if not rest:
+                    break
+            found = self._round(chunk, rest, keys, before, chosen, facts)
+            if not found:
+                break
+            chosen += [c for c in found if c not in chosen]
+        rest = [d for d in pending if d.point is None]
+        if rest and chosen:
+            self._follows(chunk, rest, keys, before, chosen)
+        self._unexplained(chunk)
+
+    def _follows(
+        self, chunk: Chunk, rest: Sequence[Divergence], keys: Mapping[int, Any], before: set[tuple[str, str]],
+        chosen: Sequence[Candidate],
+    ) -> None:  # fmt: skip
+        """Divergences the values found so far reproduce together follow from them."""
+        together = self._combined(chosen)
+        left = self._left(chunk, together, before) if together is not None else None
+        if left is None:
+            return
+        cause = next(d for d in chunk.divergences if d.explained == VALUE)
+        for d in rest:
+            if keys[id(d)] not in left:
+                d.point, d.inferred, d.explained, d.consequence_of = cause.point, cause.inferred, FOLLOWS, cause.index
+
+    def _round(
+        self, chunk: Chunk, rest: Sequence[Divergence], keys: Mapping[int, Any], before: set[tuple[str, str]],
+        chosen: Sequence[Candidate], facts: Any,
+    ) -> list[Candidate]:  # fmt: skip
+        """Try each other value (on top of `chosen`); attribute what the best explain."""
+        explaining: dict[int, list[tuple[Candidate, set[tuple[str, str]]]]] = {}
+        taken = {c.key for c in chosen}
+        for candidate, rules in self._candidates(rest):
+            if candidate in self.rejected or candidate.key in taken:
+                continue
+            if chosen:
+                rules = self._combined([*chosen, candidate])
+                if rules is None:
+                    continue
+            left = self._left(chunk, rules, before)
+            if left is None:
+                continue
+            for d in rest:
+                if keys[id(d)] not in left:
+                    explaining.setdefault(id(d), []).append((candidate, left))
+        found: list[Candidate] = []
+        for d in rest:
+            options = explaining.get(id(d))
+            if not options:
+                continue
+            # The candidates that explain the most of this reply, those the position exercises
+            # first, then the catalogue's order.
+            fewest = min(len(left) for _, left in options)
+            best = [c for c, left in options if len(left) == fewest]
+            best.sort(key=lambda c: not self._exercised(c, facts))
+            d.point, d.inferred, d.explained = best[0].key, best[0].shown, VALUE
+            d.alternatives = [(c.key, c.shown) for c in best]
+            for c in best:
+                self.used.setdefault((c.key, c.shown), c)
+            if best[0] not in found:
+                found.append(best[0])
+        return found
+
+    def _side_of_seat(self, d: Divergence) -> None:
+        """An event of one seat (an escoba, leftovers, the opening take) that differs only in
+        the side it names: the value of `players.partnerships` that puts the seat on that side
+        reproduces it. (A snapshot holds piles per side, so it cannot be answered again under
+        rules with other sides: the side of the seat is what such a value changes.)"""
+        e, o = d.expected, d.observed
+        if e is None or o is None or e.get("event") not in ("escoba", "leftovers", "opening") or e.get("event") != o.get("event"):
+            return
+        if not same({**e, "side": None}, {**o, "side": None}) or not isinstance(o.get("seat"), int):
+            return
+        for candidate, rules in self._candidates([d]):
+            if candidate.key != "players.partnerships" or candidate in self.rejected:
+                continue
             try:
-                Replay(self.case, self.rules, on_decision=lambda i, hand: found.setdefault(i, hand.to_json())).run()
-            except Exception:  # a broken case was refused before it ran; never let naming fail a run
-                pass
-            self._positions = found
-        return self._positions
+                side = rules.side_of(int(self.script.players))[int(o["seat"])]
+            except (IndexError, KeyError, TypeError, ValueError):
+                continue
+            if side == o.get("side"):
+                d.point, d.inferred, d.explained = candidate.key, candidate.shown, VALUE
+                d.alternatives = [(candidate.key, candidate.shown)]
+                self.used.setdefault((candidate.key, candidate.shown), candidate)
+                return
 
-    def observed_chunk(self, n: int | None) -> list[dict]:
-        if n is None or n >= len(self.observed_chunks):
-            return []
-        a, b = self.observed_chunks[n]
-        return list(self.observed[a:b])
-
-    def expected_chunk(self, n: int | None) -> list[dict]:
-        if n is None or n >= len(self.expected_chunks):
-            return []
-        a, b = self.expected_chunks[n]
-        return self.expected[a:b]
-
-    # ------------------------------------------------------------------ the walk
-    def run(self, divergences: Sequence[Divergence]) -> None:
-        first: Divergence | None = None
-        for d in divergences:
-            found = self.direct(d)
-            if found is None and first is not None and first.point is not None:
-                d.point, d.consequence_of = first.point, first.index
+    def _unexplained(self, chunk: Chunk) -> None:
+        for d in chunk.divergences:
+            if d.point is not None:
+                continue
+            e, o = d.expected or {}, d.observed or {}
+            if e.get("event") == o.get("event") == "rejected" and e.get("move") == o.get("move"):
+                d.point, d.explained = "common.refusals", SHAPE  # the same move refused for another reason
             else:
-                d.point, d.inferred = found if found is not None else (self.fallback(d), None)
-            if first is None:
-                first = d
+                d.point = concerns(d)
 
-    def direct(self, d: Divergence) -> tuple[str, str | None] | None:
-        """A point some other value (or the event's own shape) proves, whatever came before."""
-        kind = _kind(d.expected) or _kind(d.observed)
-        if d.chunk == 0 and kind in ("hand_start", "deal", "table", "opening"):
-            return self._start(d)
-        if kind == "legal":
-            return self._legal(d)
-        if kind == "perft":
-            return self._perft(d)
-        if kind in ("rejected", "state"):
-            return self._rejected(d)
-        if kind == "escoba":
-            return self._escoba(d)
-        if kind == "score":
-            return self._score(d)
-        if kind == "hand_start" and _field_differs(d, "dealer"):
-            return ("turn.next_dealer", None)
-        if kind in ("tie", "match_end"):
-            return self._match_end(d)
-        if kind in ("hand_end", "totals") and _sides_differ(d):
-            return ("players.partnerships", None)
-        return None
+    def _exercised(self, candidate: Candidate, facts: Any) -> bool:
+        if facts is None:
+            return True
+        from escoba.rules.points import by_key, positions
 
-    def fallback(self, d: Divergence) -> str:
-        """The point the event's kind and fields name, for a first divergence nothing proves."""
-        kind = _kind(d.expected) or _kind(d.observed)
-        if kind == "hand_start":
-            return "turn.leader" if _field_differs(d, "leader") else "common.deal"
-        if kind in ("deal", "table"):
-            return "common.deal"
-        if kind == "opening":
-            groups = (d.observed or {}).get("groups") if d.expected is None else None
-            if _field_differs(d, "groups") or (isinstance(groups, int) and groups >= 2):
-                return "opening_table.max_groups"
-            if d.expected is None or d.observed is None or _field_differs(d, "action"):
-                return "opening_table.action"
-            return "opening_table.escobas"
-        if kind == "leftovers":
-            hand = self._hand_facts(d.index)
-            if hand is not None and not hand.captured:
-                return "leftovers.if_nobody_captured"
-            return "leftovers.to"
-        if kind == "score":
-            return self._score_fallback(d)
-        if kind in ("legal", "perft", "play"):
-            return "common.captures"
-        if kind in ("rejected", "state"):
-            return "common.refusals"
-        if kind == "hand_end":
-            return "common.hand_total"
-        if kind in ("totals", "tie", "match_end"):
-            return "common.match"
-        return "common.deal"
+        position = by_key(positions(self.doc)).get(candidate.key)
+        try:
+            return position is not None and bool(position.rule.exercised(position, facts))
+        except Exception:  # a predicate that cannot read these events: no preference
+            return True
 
-    # ------------------------------------------------------------------ start: another deal
-    def _start(self, d: Divergence) -> tuple[str, str | None] | None:
-        from escoba.engine.hand import Hand
+    # ------------------------------------------------------------------ the whole case
+    def confirm(self, judged: Sequence[tuple[Any, list[dict], bool]], chunks: Sequence[tuple[Chunk, Any]]) -> None:
+        """A value explains a divergence only if it also gives what the engine said at every
+        other position of the case where it would change something: each reply that agreed
+        (`judged`: step, what the engine said, whether it diverged) is answered again under it.
+        Values a reply contradicts are dropped, and the divergent chunks (with their facts)
+        explained again without them, until none is contradicted."""
+        while True:
+            dropped = False
+            for candidate in list(self.used.values()):
+                if candidate not in self.rejected and not self._holds(candidate, judged):
+                    self.rejected.add(candidate)
+                    dropped = True
+            if not dropped:
+                return
+            self.used.clear()
+            for chunk, facts in chunks:
+                for d in chunk.divergences:
+                    d.point = d.inferred = d.consequence_of = d.explained = None
+                    d.alternatives = []
+                self.explain(chunk, facts)
 
-        observed = self.observed_chunk(d.chunk)
-        case, rules = self.case, self.rules
-        code = {c: i for i, c in enumerate(rules.deck.code)}
-        decks = [[code[c] for c in order] for order in case.hands[0].decks]
-        for point, inferred, alt in self._start_alternatives():
-            try:
-                hand = Hand(alt, int(case.players), int(case.dealer), iter([list(o) for o in decks]))
-            except Exception:  # that value cannot deal this deck (a redeal with one deck order)
-                continue
-            events = list(hand.events or ())
-            if len(events) == len(observed) and all(same_event(a, b, self.measures) for a, b in zip(events, observed)):
-                return (point, inferred)
-        return None
-
-    def _start_alternatives(self) -> list[tuple[str, str, Any]]:
-        r = self.rules
-        found: list[tuple[str, str, Any]] = []
-        if int(self.case.players) >= 3:
-            found.append(("turn.leader", _side_word(-r.leader_offset, "dealer_"), dataclasses.replace(r, leader_offset=-r.leader_offset)))
-            found.append(("turn.direction", "clockwise" if r.direction > 0 else "counterclockwise", dataclasses.replace(r, direction=-r.direction)))
-        found.append(("deal.table_first", "no" if r.table_first else "yes", dataclasses.replace(r, table_first=not r.table_first)))
-        # The narrower readings first: no opening at all is also what `action: none` gives.
-        found += [("opening_table.max_groups", str(v), dataclasses.replace(r, opening_max_groups=v)) for v in (1, 2) if v != r.opening_max_groups]
-        found += [("opening_table.trigger", v, dataclasses.replace(r, opening_trigger=v)) for v in ("all_cards", "any_combination", "total") if v != r.opening_trigger]
-        found += [("opening_table.escobas", v, dataclasses.replace(r, opening_escobas=v)) for v in ("none", "one", "per_group") if v != r.opening_escobas]
-        found.append(("capture.joker_escobas_score", "no" if r.joker_escobas_score else "yes", dataclasses.replace(r, joker_escobas_score=not r.joker_escobas_score)))
-        found += [("opening_table.action", v, dataclasses.replace(r, opening_action=v)) for v in ("dealer_takes", "set_aside", "redeal", "none") if v != r.opening_action]
-        return found  # fmt: skip
-
-    # ------------------------------------------------------------------ legal moves
-    def _legal(self, d: Divergence) -> tuple[str, str | None] | None:
-        e, o = d.expected, d.observed
-        if e is None or o is None:
-            return None
-        if e.get("seat") != o.get("seat"):
-            return None  # the turn went elsewhere: a consequence, or the turn rule (fallback)
-        if "moves" in e and "moves" in o and _same_multiset(e["moves"], o["moves"]):
-            return ("common.move_order", None)
-        snapshot = self.positions().get(d.index)
-        if snapshot is None:
-            return None
-        from escoba.engine.hand import Hand
-        from escoba.transcript.record import legal_event
-
-        for value in ("optional", "card", "hand"):
-            if value == self.rules.compulsory:
-                continue
-            alt = dataclasses.replace(self.rules, compulsory=value)
-            event = legal_event(Hand.from_json(alt, snapshot, record=False), getattr(self.case, "legal", "moves"))
-            if same(event, o):
-                return ("capture.compulsory", value)
-        for value, alt in _kinds_alternatives(self.rules):
-            event = legal_event(Hand.from_json(alt, snapshot, record=False), getattr(self.case, "legal", "moves"))
-            if same(event, o):
-                return ("capture.kinds", value)
-        return None
-
-    def _perft(self, d: Divergence) -> tuple[str, str | None] | None:
-        """A count of play sequences that another compulsory rule gives."""
-        if d.expected is None or d.observed is None or d.index < 1:
-            return None
-        snapshot = self.positions().get(d.index - 1)
-        if snapshot is None:
-            return None
-        from escoba.engine.hand import Hand
-        from escoba.transcript.record import perft
-
-        for value in ("optional", "card", "hand"):
-            if value != self.rules.compulsory:
-                alt = dataclasses.replace(self.rules, compulsory=value)
-                if perft(Hand.from_json(alt, snapshot, record=False), int(d.expected.get("depth", 0))) == d.observed.get("count"):
-                    return ("capture.compulsory", value)
-        return None
-
-    def _rejected(self, d: Divergence) -> tuple[str, str | None] | None:
-        """A refusal that differs, or the state after one (a refused move that changed it)."""
-        rule = (d.expected or {}).get("rule") if _kind(d.expected) == "rejected" else None
-        if rule == "compulsory" and d.observed is not None and d.observed.get("event") == "play":
-            # Accepted a placement the ruleset forbids: a lenient capture rule if the engine
-            # also listed it as legal, a missing check of its own legal moves if it did not.
-            before = self.observed_chunk((d.chunk or 1) - 1)
-            move = (d.expected or {}).get("move")
-            listed = any(isinstance(m, dict) and m.get("card") == (move or {}).get("card") and not m.get("take") for e in before for m in e.get("moves", ()))
-            if listed:
-                return ("capture.compulsory", "optional")
-        # The same position (the deal and every move played or refused before as expected): the
-        # refusal itself. A refused move the engine accepted earlier leaves another position.
-        shaping = ("hand_start", "deal", "table", "opening", "play", "rejected")
-
-        def moves(chunk: Callable[[int], list[dict]]) -> list[dict]:
-            return [e for n in range(d.chunk or 0) for e in chunk(n) if e.get("event") in shaping]
-
-        if moves(self.observed_chunk) == moves(self.expected_chunk):
-            return ("common.refusals", None)
-        return None
-
-    # ------------------------------------------------------------------ escobas
-    def _escoba(self, d: Divergence) -> tuple[str, str | None] | None:
-        if d.expected is not None and d.observed is not None:
-            if _field_differs(d, "scores"):
-                return ("capture.joker_escobas_score", _yes(d.observed.get("scores")))
-            if _field_differs(d, "side") and not _field_differs(d, "seat"):
-                return ("players.partnerships", None)
-            return None
-        chunk = self.expected_chunk(d.chunk)
-        play = next((e for e in chunk if e.get("event") == "play"), None)
-        plays_same = [e for e in self.observed_chunk(d.chunk) if e.get("event") == "play"] == [e for e in chunk if e.get("event") == "play"]
-        if not plays_same:
-            return None
-        last = any(e.get("event") in ("leftovers", "score") for e in chunk)
-        if last:
-            return ("capture.escoba_on_last_play", "no" if d.observed is None else "yes")
-        jokers = {c for c in self.rules.deck.code if c.startswith("X")}
-        if play is not None and {play.get("card"), *play.get("take", [])} & jokers:
-            return ("capture.joker_escobas_score", None)
-        return ("common.escoba", None)
-
-    # ------------------------------------------------------------------ scores
-    def _category(self, name: Any) -> Any:
-        return next((c for c in self.rules.categories if c.id == name), None)
-
-    def _score(self, d: Divergence) -> tuple[str, str | None] | None:
-        e, o = d.expected, d.observed
-        if e is None or o is None:
-            name = (e or o or {}).get("category")
-            return (f"scoring.{name}", None)
-        name = e.get("category")
-        if len(e.get("points", [])) != len(o.get("points", [])):
-            return ("players.partnerships", None)
-        measures_equal = same(e.get("measures"), o.get("measures")) or "measures" not in o
-        if not measures_equal:
-            return None  # other measures: a consequence, or the measure itself (fallback)
-        cat = self._category(name)
-        if cat is None:
-            return (f"scoring.{name}.award", None)
-        for point, inferred, alt in _award_alternatives(cat):
-            if _award(alt, e.get("measures", [])) == list(o.get("points", [])):
-                return (f"scoring.{name}.{point}", inferred)
-        return (f"scoring.{name}.award", None)
-
-    def _score_fallback(self, d: Divergence) -> str:
-        event = d.expected or d.observed or {}
-        name = event.get("category")
-        cat = self._category(name)
-        text = getattr(cat, "measure_text", None) or ""
-        # A measure that counts escobas (`escobas`, or the sweeps of an event house rule) with
-        # one more or one fewer for the side that took the leftovers.
-        if re.search(r"\b(escobas|sweeps)\b", text) and self._leftovers_escoba(d):
-            return "leftovers.escoba"
-        for table in (self.plan.doc.get("values") or {}):
-            if re.search(rf"\b{re.escape(str(table))}\b", text):
-                return f"values.{table}"
-        return f"scoring.{name}.measure" if text else f"scoring.{name}.award"
-
-    def _leftovers_escoba(self, d: Divergence) -> bool:
-        """One more (or one less) escoba for exactly the side that took the leftovers."""
-        e, o = d.expected, d.observed
-        chunk = self.expected_chunk(d.chunk)
-        left = next((x for x in chunk if x.get("event") == "leftovers" and x.get("cards")), None)
-        if e is None or o is None or left is None or left.get("side") is None:
+    def _holds(self, candidate: Candidate, judged: Sequence[tuple[Any, list[dict], bool]]) -> bool:
+        compiled = compiled_with(self.doc, candidate.key, candidate.value)
+        shows = next((s for c, s in self.alternatives() if c == candidate), frozenset())
+        if compiled is None:
             return False
-        diff = [b - a for a, b in zip(e.get("measures", []), o.get("measures", [])) if isinstance(a, int) and isinstance(b, int)]
-        side = left["side"]
-        return len(diff) > side and abs(diff[side]) == 1 and sum(map(abs, diff)) == 1
+        for step, observed, diverged in judged:
+            if diverged or not shows & {str(e.get("event")) for e in step.expected}:
+                continue
+            again = redo(step, compiled, self.script)
+            if again is not None and not _same_chunk(again, observed, self.measures):
+                return False
+        return True
 
-    # ------------------------------------------------------------------ match end
-    def _match_end(self, d: Divergence) -> tuple[str, str | None] | None:
+    # ------------------------------------------------------------------ shapes
+    def _shape(self, d: Divergence, chunk: Chunk) -> str | None:
+        """A common point the two events alone prove (see the module's docstring)."""
         e, o = d.expected, d.observed
-        if e is None or o is None or not same(e.get("totals"), o.get("totals")):
+        if e is None or o is None:
             return None
-        kinds = (e.get("event"), o.get("event"))
-        if kinds == ("tie", "match_end"):
-            return ("match.tie", "shared_win" if len(o.get("winners", [])) > 1 else None)
-        if kinds == ("match_end", "tie"):
-            return ("match.tie", "extra_hand")
-        if kinds == ("match_end", "match_end"):
-            if len(e.get("winners", [])) > 1 or len(o.get("winners", [])) > 1:
-                return ("match.tie", None)
-            return ("match.several_reach", None)
+        kind = _kind(d)
+        if kind == "legal" and e.get("seat") == o.get("seat") and "moves" in e and "moves" in o and _same_multiset(e["moves"], o["moves"]):
+            return "common.move_order"
+        if kind == "state" and chunk.step.kind == "state":
+            return "common.refusals"  # the position before the refusal agreed: the refusal changed it
         return None
 
-    def _hand_facts(self, index: int) -> Any:
-        from escoba.protocol.features import Facts
+    # ------------------------------------------------------------------ candidates
+    def _candidates(self, pending: Sequence[Divergence]) -> list[tuple[Candidate, Any]]:
+        """The other values of the points that show in the kinds of the pending divergences,
+        compiled (once per document) as they are first needed."""
+        kinds = {k for d in pending for k in (_kind_of(d.expected), _kind_of(d.observed)) if k}
+        found = []
+        for candidate, shows in self.alternatives():
+            if kinds & shows:
+                compiled = compiled_with(self.doc, candidate.key, candidate.value)
+                if compiled is not None:
+                    found.append((candidate, compiled))
+        return found
 
-        upto = self.expected[: index + 1]
-        facts = Facts(self.plan.doc, int(self.case.players), self.case.target, upto)
-        return facts.hands[-1] if facts.hands else None
+    def alternatives(self) -> list[tuple[Candidate, frozenset[str]]]:
+        """Every other value of every point of the document that shows in some event, in the
+        catalogue's order, with the kinds of event it shows in."""
+        if self._alternatives is None:
+            from escoba.rules.points import other_values, positions
+
+            self._alternatives = []
+            for position in positions(self.doc):
+                rule = position.rule
+                if not rule.shows_in:
+                    continue
+                for value in other_values(self.doc, position):
+                    shown = "not scored" if value is None else _shown(rule, value, self.doc)
+                    token = json.dumps(value, sort_keys=True, default=str)
+                    self._alternatives.append((Candidate(position.key, value, shown, token), frozenset(rule.shows_in)))
+        return self._alternatives
+
+    def _combined(self, chosen: Sequence[Candidate]) -> Any:
+        from escoba.rules.compile import rules_from_document
+        from escoba.rules.points import with_value
+
+        doc: Any = self.doc
+        for c in chosen:
+            doc = with_value(doc, c.key, c.value)
+            if doc is None:
+                return None
+        try:
+            return rules_from_document(doc)
+        except Exception:  # two values that no ruleset can hold together
+            return None
+
+    # ------------------------------------------------------------------ answers under other rules
+    def _left(self, chunk: Chunk, rules: Any, before: set[tuple[str, str]]) -> set[tuple[str, str]] | None:
+        """The divergences (by kind) still left when `rules` answer the chunk's request from the
+        same position; None when these rules contradict what the engine said there (a new
+        divergence in the chunk, or its legal moves before)."""
+        for step, observed in chunk.context:
+            again = redo(step, rules, self.script)
+            if again is None or not _same_chunk(again, observed, self.measures):
+                return None
+        again = redo(chunk.step, rules, self.script)
+        if again is None:
+            return None
+        left = {_key(d) for d in all_divergences(again, chunk.observed, [(0, len(chunk.observed))], self.measures)}
+        if not left <= before:
+            return None
+        return left
 
 
-def attribute(plan: Any, observed: Sequence[dict], observed_chunks: Sequence[tuple[int, int]], divergences: Sequence[Divergence], measures: bool = True) -> None:
-    """Set `point` (and `inferred`, `consequence_of`) on each divergence of one case, in order."""
-    Attributor(plan, observed, observed_chunks, measures).run(divergences)
+def redo(step: Any, rules: Any, script: Any) -> list[dict] | None:
+    """What `rules` answer `step`'s request from the position before it (None: they cannot)."""
+    from escoba.engine.hand import Hand
+    from escoba.errors import EscobaError, IllegalMoveError
+    from escoba.game.seats import next_dealer
+    from escoba.protocol.messages import NextHand, Start
+    from escoba.transcript.record import legal_event, perft, probe_reason, rejected_event, state_event
+
+    try:
+        request = step.request
+        if isinstance(request, Start | NextHand):
+            dealer = step.dealer if isinstance(request, Start) else next_dealer(step.dealer, rules.next_dealer_offset, script.players)
+            hand = Hand(rules, script.players, dealer, iter([list(d) for d in step.decks]))
+            return list(hand.events or ())
+        if step.before is None:
+            return None
+        hand = Hand.from_json(rules, step.before)
+        if step.kind == "legal":
+            return [legal_event(hand, script.legal)]
+        if step.kind == "state":
+            order = {c: i for i, c in enumerate(rules.deck.code)}
+            return [state_event(hand.to_json(), order)]
+        if step.kind == "perft":
+            return [{"event": "perft", "depth": script.depth, "count": perft(hand, int(script.depth))}]
+        if step.kind == "probe":
+            wire = step.move.wire
+            reason, _ = probe_reason(hand, wire)
+            if reason is not None:
+                return [rejected_event(wire, "illegal_move", reason)]
+            from escoba.notation import move_from_wire
+
+            return _played(hand, move_from_wire(wire, rules.deck), rules, step, script)
+        move = step.move
+        if move not in hand.legal_moves():
+            code = rules.deck.code
+            found = hand.refusal(move)
+            wire = {"card": code[move.card], "take": [code[c] for c in move.take]}
+            return [rejected_event(wire, "illegal_move", found.reason if found is not None else "compulsory")]
+        return _played(hand, move, rules, step, script)
+    except (EscobaError, IllegalMoveError, KeyError, IndexError, ValueError, TypeError):
+        return None
 
 
-# ---------------------------------------------------------------------------------- awards
-def _award_alternatives(cat: Any) -> list[tuple[str, str, Any]]:
-    """(point suffix, inferred value, the category read otherwise) for a category's award."""
-    found: list[tuple[str, str, Any]] = []
-    if cat.policy == "most":
-        other = "all" if cat.ties == "nobody" else "nobody"
-        found.append(("award", f"most, ties: {other}", dataclasses.replace(cat, ties=other)))
-    if cat.policy == "threshold" and cat.more_than is not None:
-        found.append(("award", "at least the bound", dataclasses.replace(cat, more_than=cat.more_than - 1)))
-        found.append(("award", "most", dataclasses.replace(cat, policy="most", ties="nobody")))
-    for points in range(0, 5):
-        if points != cat.points:
-            found.append(("points", str(points), dataclasses.replace(cat, points=points)))
-    return found
+def _played(hand: Any, move: Any, rules: Any, step: Any, script: Any) -> list[dict]:
+    from escoba.conformance.walk import end_of_hand
+
+    events = list(hand.apply(move))
+    if script.target is not None and hand.is_over:
+        events += end_of_hand(rules, hand, step.totals or (), step.played, script.target)[0]
+    return events
 
 
-def _award(cat: Any, measures: Sequence[Any]) -> list[int]:
-    """The points `cat` gives these measures, by the engine's own scoring code."""
-    from escoba.engine.scoring import score_category
-
-    sides = len(measures)
-    if cat.policy == "holder":
-        piles: list[list[int]] = [[cat.card] if measures[s] else [] for s in range(sides)]
-        return list(score_category(cat, piles, [0] * sides).points)
-    # The measures are given: the category's own measure (which may read the hand's history)
-    # is not evaluated.
-    given = dataclasses.replace(cat, measure=_measure_of(measures), needs_history=False, history_reads=frozenset())
-    return list(score_category(given, [[s] for s in range(sides)], [0] * sides).points)
+_COMPILED: dict[tuple[int, str, str], Any] = {}
 
 
-def _measure_of(measures: Sequence[Any]) -> Callable[[list[int], int], Any]:
-    return lambda pile, escobas: measures[pile[0]]
+def compiled_with(doc: Mapping[str, Any], key: str, value: Any) -> Any:
+    """The rules of `doc` with point `key` set to `value`, compiled once per document object
+    (None where that value cannot be set alone, or does not make a ruleset)."""
+    from escoba.rules.compile import rules_from_document
+    from escoba.rules.points import with_value
+
+    memo = (id(doc), key, json.dumps(value, sort_keys=True, default=str))
+    if memo in _COMPILED and _COMPILED[memo][0] is doc:
+        return _COMPILED[memo][1]
+    changed = with_value(doc, key, value)
+    compiled = None
+    if changed is not None:
+        try:
+            compiled = rules_from_document(changed)
+        except Exception:  # a value the compiler refuses alone (a measure that no longer parses)
+            compiled = None
+    if len(_COMPILED) > 4096:
+        _COMPILED.clear()
+    _COMPILED[memo] = (doc, compiled)
+    return compiled
+
+
+# ---------------------------------------------------------------------------------- a whole run
+def consolidate(results: Sequence[Any]) -> None:
+    """The run's explanations checked against each other: a value that explains a divergence
+    in one case must not be contradicted by what the engine said in another case of the same
+    rules (`confirm_across`); then, where several values explain a divergence equally, the
+    fewest values that explain every divergence of the run: each time the value that explains
+    the most divergences still open (the first met on a tie), so that one departure seen in
+    many cases is named once."""
+    confirm_across(results)
+    open_ = [d for r in results for d in getattr(r, "divergences", ()) if d.explained == VALUE and len(d.alternatives) > 1]
+    if not open_:
+        return
+    order: dict[tuple[str, str], int] = {}
+    for r in results:
+        for d in getattr(r, "divergences", ()):
+            if d.explained == VALUE:
+                for alt in d.alternatives or [(d.point, d.inferred)]:
+                    order.setdefault(alt, len(order))
+    every = [d for r in results for d in getattr(r, "divergences", ()) if d.explained == VALUE]
+    covered: set[int] = set()
+    while len(covered) < len(every):
+        counts: dict[tuple[str, str], int] = {}
+        for d in every:
+            if id(d) not in covered:
+                for alt in d.alternatives or [(d.point, d.inferred)]:
+                    counts[alt] = counts.get(alt, 0) + 1
+        best = max(counts, key=lambda a: (counts[a], -order[a]))
+        for d in every:
+            if id(d) not in covered and best in (d.alternatives or [(d.point, d.inferred)]):
+                d.point, d.inferred = best
+                covered.add(id(d))
+    for r in results:  # what follows a divergence names its point
+        divs = getattr(r, "divergences", ())
+        by_index = {d.index: d for d in divs if d.explained == VALUE}
+        for d in divs:
+            if d.explained == FOLLOWS and d.consequence_of in by_index:
+                cause = by_index[d.consequence_of]
+                d.point, d.inferred = cause.point, cause.inferred
+        if getattr(r, "divergence", None) is not None:
+            same = next((d for d in divs if d.index == r.divergence.index), None)
+            if same is not None:
+                r.divergence.point, r.divergence.inferred = same.point, same.inferred
+
+
+def confirm_across(results: Sequence[Any]) -> None:
+    """Drop every value some case of the run contradicts (an agreeing reply it would change),
+    in every case judged under the same rules, and explain those cases again without it."""
+    groups: dict[int, list[Any]] = {}
+    for r in results:
+        evidence = getattr(r, "evidence", None)
+        if evidence is not None:
+            groups.setdefault(id(evidence.explainer.doc), []).append(evidence)
+    for group in groups.values():
+        while True:
+            # A value one case already contradicts is contradicted for every case of these rules.
+            bad = {c for e in group for c in e.explainer.rejected}
+            live = {c for e in group for c in e.explainer.used.values() if c not in e.explainer.rejected}
+            contradicted = {c for c in live if c in bad or any(not e.explainer._holds(c, e.replies) for e in group)}
+            if not contradicted:
+                break
+            for e in group:
+                if any(c in contradicted for c in e.explainer.used.values()):
+                    e.explainer.rejected |= contradicted
+                    e.explainer.used.clear()
+                    for chunk, facts in e.divergent:
+                        for d in chunk.divergences:
+                            d.point = d.inferred = d.consequence_of = d.explained = None
+                            d.alternatives = []
+                        e.explainer.explain(chunk, facts)
+                    e.explainer.confirm(e.replies, e.divergent)
+                else:
+                    e.explainer.rejected |= contradicted
+    for r in results:
+        if getattr(r, "evidence", None) is not None:
+            r.evidence = None  # the snapshots of every reply are not kept past the run
+            if r.divergence is not None and r.divergences:
+                same = next((d for d in r.divergences if d.index == r.divergence.index), r.divergences[0])
+                r.divergence.point, r.divergence.inferred = same.point, same.inferred
+                r.divergence.explained, r.divergence.consequence_of = same.explained, same.consequence_of
 
 
 # ---------------------------------------------------------------------------------- helpers
-def _kind(event: Any) -> str | None:
+def _shown(rule: Any, value: Any, doc: Mapping[str, Any]) -> str:
+    """A value in words, as the rules matrix shows it (its own JSON where it cannot)."""
+    try:
+        return str(rule.shown(value, doc))
+    except Exception:  # a reading the point's words do not cover
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _key(d: Divergence) -> tuple[str, str]:
+    """A divergence as the engine's event it concerns (its kind, and category), or the expected
+    event the engine did not give: under other rules the expected side changes, the engine's not."""
+    if d.observed is not None:
+        return ("said", _align(d.observed))
+    return ("missing", _align(d.expected))
+
+
+def _align(event: Any) -> str:
+    if not isinstance(event, dict):
+        return "-"
+    kind = str(event.get("event"))
+    return f"score:{event.get('category')}" if kind == "score" else kind
+
+
+def _kind(d: Divergence) -> str | None:
+    return _kind_of(d.expected) or _kind_of(d.observed)
+
+
+def _kind_of(event: Any) -> str | None:
     return event.get("event") if isinstance(event, dict) else None
 
 
-def _field_differs(d: Divergence, name: str) -> bool:
-    return d.expected is not None and d.observed is not None and not same(d.expected.get(name), d.observed.get(name))
-
-
-def _sides_differ(d: Divergence) -> bool:
-    e, o = d.expected, d.observed
-    if e is None or o is None:
-        return False
-    for name in ("points", "totals", "cards"):  # per side in hand_end and totals
-        a, b = e.get(name), o.get(name)
-        if isinstance(a, list) and isinstance(b, list) and len(a) != len(b):
-            return True
-    return False
+def _same_chunk(a: Sequence[dict], b: Sequence[dict], measures: bool) -> bool:
+    return len(a) == len(b) and all(same_event(x, y, measures) for x, y in zip(a, b))
 
 
 def _same_multiset(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    import json
-
     return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(json.dumps(x, sort_keys=True) for x in b)
 
 
-def _side_word(offset: int, prefix: str = "") -> str:
-    return prefix + ("right" if offset > 0 else "left")
+def concerns(d: Divergence) -> str | None:
+    """What a divergence no rule point explains concerns: a common point, or the category a
+    score event scores (None where nothing fits)."""
+    e = d.expected or d.observed or {}
+    if e.get("event") == "score":
+        return f"scoring.{e.get('category')}"
+    return _COMMON_OF.get(str(e.get("event")))
 
 
-def _yes(value: Any) -> str:
-    return "yes" if value else "no"
+def explained_text(d: Divergence) -> str:
+    """How a divergence is explained, in words, for the reports."""
+    if d.explained == VALUE:
+        return f"{d.point}, as if {d.inferred}"
+    if d.explained == FOLLOWS:
+        return f"follows #{d.consequence_of} ({d.point})"
+    if d.explained == SHAPE:
+        return str(d.point)
+    if d.consequence_of is not None:
+        return f"follows #{d.consequence_of}" + (f" ({d.point})" if d.point else "")
+    where = f"{d.cls}" + (f", {d.point}" if d.point else "")
+    return f"no rule point explains it ({where})"
+

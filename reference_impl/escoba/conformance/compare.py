@@ -152,6 +152,12 @@ class Divergence:
     inferred: str | None = None
     consequence_of: int | None = None
     chunk: int | None = None  # which reply of the case (0: start)
+    # how the point was found (conformance/attribute.py): "value" (another value of it
+    # reproduces the reply), "shape" (the events prove a common rule), "follows" (other
+    # divergences of the reply explain it); None: no rule point explains it
+    explained: str | None = None
+    resync: str | None = None  # how the reference went on after it: None (it did), or why it could not
+    alternatives: list[tuple[str, str]] = field(default_factory=list)  # (point, value) pairs that explain it as well
 
     def to_json(self) -> dict:
         return {
@@ -160,6 +166,9 @@ class Divergence:
             "point": self.point,
             "inferred": self.inferred,
             "consequence_of": self.consequence_of,
+            "explained": self.explained,
+            "resync": self.resync,
+            "also": [f"{p} as if {v}" for p, v in self.alternatives if (p, v) != (self.point, self.inferred)],
             "expected": self.expected,
             "observed": self.observed,
             "context": self.context,

@@ -4,7 +4,8 @@ The mapping: `pass` and `xfail` (a failure as pinned) pass; `fail` is a `<failur
 the divergence class and whose text is the report's detail for the case (the rule point, the
 events, the diff, the replay command); `error`, `crash`, `timeout` and `broken-case` are
 `<error>`s; `unsupported` is `<skipped>`. The class name is `escoba.<ruleset>`, so CI groups the
-cases by ruleset.
+cases by ruleset. Each suite's `<system-out>` holds the report's two answers: the bugs, and for
+an engine that declares its rules their variant; its `<properties>` name the declared rules.
 
 Every text in it (a case id, the engine's name and version, a message, a detail) goes through
 `escoba.escape.xml`: a control character an engine or a case file sent, which XML cannot hold,
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from escoba.conformance.report import NAME_LIMIT, case_details
+from escoba.conformance.report import NAME_LIMIT, case_details, render_bugs, render_variant
 from escoba.conformance.runner import CaseResult, RunReport
 from escoba.escape import shorten, xml
 
@@ -42,8 +43,17 @@ def _suite(report: RunReport, name: str) -> ET.Element:
         skipped=str(counts["unsupported"]),
         time=f"{report.seconds:.3f}",
     )
+    if report.rules is not None:
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="escoba.rules", value=xml(report.rules.name, lines=False))
+        ET.SubElement(properties, "property", name="escoba.rules.id", value=xml(report.rules.id, lines=False))
     for r in report.results:
         suite.append(_case(r))
+    answers = render_bugs(report)
+    variant = report.variant()
+    if variant is not None:
+        answers += ["", *render_variant(variant)]
+    ET.SubElement(suite, "system-out").text = xml("\n".join(answers))
     return suite
 
 

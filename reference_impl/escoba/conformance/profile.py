@@ -6,10 +6,12 @@ one `PointProfile` per rule point of the rulesets the run touched (the rows of t
 matrix, `escoba.diff.points`) and per `COMMON` point every ruleset shares.
 
 - **differs**: a divergence of some case was attributed to the point
-  (`escoba.conformance.attribute`), or the engine *declares* values for the point that leave
-  out the one a case needs (so the case was not run: the engine says itself that it differs);
+  (`escoba.conformance.attribute`): the engine does not play what it says it plays;
 - **agrees**: some case that exercises the point (its `requires`, docs/protocol.md "Features")
   ran to its end with no divergence attributed to the point;
+- **not claimed**: no case that exercises it ran, because the engine *declares* values for the
+  point that leave out the one a case needs. Information, not a failure: the engine says itself
+  that it plays another rule (rows about rules an engine does not claim are never `differs`);
 - **not exercised**: no case that ran exercises it.
 
 Each point also counts, per feature value (`capture.compulsory:card`, `...:hand`), the cases that
@@ -25,7 +27,7 @@ from typing import Any
 from escoba.conformance.attribute import COMMON
 from escoba.memo import ByIdentity
 
-AGREES, DIFFERS, NOT_EXERCISED = "agrees", "differs", "not exercised"
+AGREES, DIFFERS, NOT_CLAIMED, NOT_EXERCISED = "agrees", "differs", "not claimed", "not exercised"
 
 
 @dataclass
@@ -51,12 +53,15 @@ class PointProfile:
     values: dict[str, ValueCount] = field(default_factory=dict)
     declared: list[str] | None = None  # what the engine declares for it, when it declares something
     inferred: list[str] = field(default_factory=list)  # values the engine behaves as if it had
+    unclaimed: list[str] = field(default_factory=list)  # cases not run: the engine declares other values
 
     @property
     def status(self) -> str:
         if self.differ:
             return DIFFERS
-        return AGREES if self.agree else NOT_EXERCISED
+        if self.agree:
+            return AGREES
+        return NOT_CLAIMED if self.unclaimed else NOT_EXERCISED
 
     def to_json(self) -> dict:
         return {
@@ -71,6 +76,7 @@ class PointProfile:
             "values": [v.to_json() for v in self.values.values()],
             "declared": self.declared,
             "inferred": list(self.inferred),
+            "unclaimed": list(self.unclaimed),
         }
 
 
@@ -101,11 +107,12 @@ def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointPro
     docs_seen: set[int] = set()
     common: dict[str, PointProfile] = {k: PointProfile(k, text, "common") for k, text in COMMON.items()}
     results = list(results)
+    skipped: dict[str, dict] = {}  # the first case not run for each point not claimed
     for r in results:
         case = getattr(r, "case", None)
         if case is None:
             continue
-        doc = case.document
+        doc = judged_document(r)
         if id(doc) not in docs_seen:
             docs_seen.add(id(doc))
             for key, label, concern in ruleset_points(doc):
@@ -135,7 +142,8 @@ def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointPro
                 point = point_of(f)
                 key = f.split(":", 1)[0]
                 if point in profile and point not in ("players.counts",) and declared.declared_values(key):
-                    differing.setdefault(point, _Declared(f, declared.declared_values(key)))
+                    profile[point].unclaimed.append(r.id)
+                    skipped.setdefault(point, _example(r, _Declared(f, declared.declared_values(key))))
         for point, d in differing.items():
             if point not in profile:
                 profile[point] = PointProfile(point, point, "common")
@@ -152,6 +160,9 @@ def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointPro
                 profile[point].agree.append(r.id)
                 for f in by_point.get(point, []):
                     profile[point].values.setdefault(f, ValueCount(f)).agree += 1
+    for point, example in skipped.items():
+        if profile[point].status == NOT_CLAIMED:
+            profile[point].example = example
     if declared is not None:
         for entry in profile.values():
             if entry.concern == "common":
@@ -159,6 +170,11 @@ def build_profile(results: Iterable[Any], declared: Any = None) -> list[PointPro
             values = sorted({v for k in _feature_keys(entry) for v in declared.declared_values(k)})
             entry.declared = values or None
     return list(profile.values())
+
+
+def judged_document(r: Any) -> Any:
+    """The ruleset a result was judged under: the engine's declared rules, or the case's own."""
+    return r.doc if getattr(r, "doc", None) is not None else r.case.document
 
 
 def _feature_keys(entry: PointProfile) -> list[str]:
@@ -211,7 +227,7 @@ def _clip(text: str, width: int = 60) -> str:
 
 
 def counts(profile: Sequence[PointProfile]) -> dict[str, int]:
-    found = {AGREES: 0, DIFFERS: 0, NOT_EXERCISED: 0}
+    found = {AGREES: 0, DIFFERS: 0, NOT_CLAIMED: 0, NOT_EXERCISED: 0}
     for p in profile:
         found[p.status] += 1
     return found

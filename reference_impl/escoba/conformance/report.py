@@ -5,8 +5,15 @@ Every failure shows the same things, in the order a person needs them: which rul
 case's clause, the divergence class and the rule point it was attributed to), where the engine
 still agreed (a few matching events), the first event that differs, a field-level diff, the
 later divergences (with `--all-divergences`; always in JSON), and the command that replays that
-one case. The run ends with the rules profile (escoba.conformance.profile): every rule point
-the engine agrees with, differs on, or was not exercised on.
+one case.
+
+Then the two answers, never mixed (docs/conformance.md): first the engine's **bugs**, each
+departure from the rules it plays with its rule point (or "no rule point explains it"), its
+cases and the command that replays the first (conformance/bugs.py), and the rules profile
+(escoba.conformance.profile): every rule point the engine agrees with, differs on, does not
+claim, or was not exercised on; then, for an engine that declares its rules, its **variant**:
+how those rules differ from each regional ruleset, with the sources' sentences, which is
+information, not failure (conformance/variant.py).
 """
 
 from __future__ import annotations
@@ -43,15 +50,26 @@ def to_json(report: RunReport) -> dict[str, Any]:
             "name": report.engine.name,
             "version": report.engine.version,
             "features": list(report.engine.features),
+            "rules": report.engine.rules,
         },
         "ok": report.ok,
         "strict": report.strict,
         "seconds": round(report.seconds, 3),
         "summary": {"total": len(report.results), **counts, "new": sum(r.new for r in report.results), "ran": report.ran},
+        "why": report.why_nothing_ran(),
+        "rules": _rules_json(report),
         "warnings": list(report.warnings),
         "cases": [_case_json(r) for r in report.results],
+        "bugs": [b.to_json() for b in report.bugs()],
         "profile": [p.to_json() for p in report.profile()],
+        "variant": variant.to_json() if (variant := report.variant()) is not None else None,
     }
+
+
+def _rules_json(report: RunReport) -> dict[str, Any] | None:
+    if report.rules is None:
+        return None
+    return {**report.rules.to_json(), "label": report.rules.label(), "said": report.rules.said()}
 
 
 def _case_json(r: CaseResult) -> dict[str, Any]:
@@ -79,16 +97,28 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
         "new": r.new,
         "note": r.note,
         "replay": r.replay,
+        "scenario": _scenario_json(r.scenario),
     }
+
+
+def _scenario_json(scenario: Any) -> dict[str, Any] | None:
+    """What became of a case as a scenario under declared rules (None: run as the case is)."""
+    if scenario is None:
+        return None
+    return {"substitutions": scenario.substitutions, "pins_checked": scenario.pins_checked,
+            "pins_skipped": scenario.pins_skipped, "pins_broken": list(scenario.pins_broken), "notes": list(scenario.notes)}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------- text
 def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: bool = False, verbosity: int = 0) -> str:
-    """Failures in detail, one line for each other case that is not a pass, the rules profile,
-    then the summary. `verbosity` -1 (`-q`): the failing cases' lines, the profile's count and
+    """Failures in detail, one line for each other case that is not a pass, the bugs and the
+    rules profile, the variant (for an engine that declares its rules), then the summary.
+    `verbosity` -1 (`-q`): the failing cases' lines, the bugs' titles, the profile's count and
     the summary; 1 (`-v`): every case, and every point of the profile."""
     all_cases = all_cases or verbosity > 0
     lines = [f"escoba conformance: {_engine_line(report)}"]
+    if report.rules is not None:
+        lines.append(f"rules: {report.rules.label()}, declared by {report.rules.said()}")
     lines += [f"warning: {w}" for w in report.warnings]
     details = [r for r in report.results if _needs_detail(r)] if verbosity >= 0 else []
     for r in report.results:
@@ -99,8 +129,14 @@ def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: 
         lines.append("")
         lines.extend(case_details(r, all_divergences=all_divergences))
     lines.append("")
+    lines.extend(render_bugs(report, brief=verbosity < 0))
+    lines.append("")
     profile = render_profile(report.profile(), every=verbosity > 0)
     lines.extend(profile if verbosity >= 0 else profile[:1])
+    variant = report.variant()
+    if variant is not None:
+        lines.append("")
+        lines.extend(render_variant(variant, brief=verbosity < 0))
     lines.append("")
     lines.append(summary_line(report))
     # Each line escaped as a whole: what an engine or a case file said in it (a name, a
@@ -108,13 +144,61 @@ def render_text(report: RunReport, *, all_cases: bool = False, all_divergences: 
     return "\n".join(map(terminal, lines)) + "\n"
 
 
+def render_bugs(report: RunReport, *, brief: bool = False) -> list[str]:
+    """The first answer: each kind of departure, with its rule point, cases and replay command."""
+    bugs = report.bugs()
+    whose = "the declared rules" if report.rules is not None else "each case's rules"
+    if not bugs:
+        ran = "in every case that ran" if report.ran else "(no case ran)"
+        return [f"bugs: none: the engine plays {whose} {ran}"]
+    lines = [f"bugs: {len(bugs)} kind{'s' if len(bugs) != 1 else ''} of departure from {whose}"]
+    said = "declared" if report.rules is not None else "the case's rules"
+    for n, bug in enumerate(bugs, 1):
+        declared = f" ({said}: {bug.declared})" if bug.declared else ""
+        count = len(bug.cases)
+        lines.append(f"  {n}. {bug.title}{declared}: {count} case{'s' if count != 1 else ''}")
+        if brief:
+            continue
+        lines.append(f"     first: {bug.cases[0]} {_clip(bug.example(), 150)}")
+        if bug.shrunk is not None:
+            lines.append(f"     shrunk: {bug.shrunk['file']} ({bug.shrunk['events']} events)")
+            lines.append(f"     replay: {bug.shrunk['replay']}")
+        elif bug.replay:
+            lines.append(f"     replay: {bug.replay}")
+    return lines
+
+
+def render_variant(variant: Any, *, brief: bool = False, shown: int = 3) -> list[str]:
+    """The second answer: the declared rules next to the regional rulesets, closest first, the
+    closest with the sources' sentences; then what the run saw played otherwise."""
+    lines = [f"variant: {variant.rules.label()} next to the regional rulesets (information, not a failure)"]
+    for k, c in enumerate(variant.comparisons):
+        n = len(c.rows)
+        head = f"  {c.id} ({c.kind}): " + ("the same rules" if not n else f"{n} point{'s differ' if n != 1 else ' differs'}")
+        if k == 0 and not brief:
+            lines.append(head + (":" if n else ""))
+            for row in c.rows:
+                said = f" — “{_clip(row.quote, 110)}”" if row.quote else ""
+                gloss = f" ({_clip(row.gloss, 110)})" if row.gloss else ""
+                lines.append(f"    {row.key}: yours {_clip(row.yours, 60)}; {c.id} {_clip(row.theirs, 60)}{said}{gloss}")
+        elif k < shown or not brief:
+            keys = ", ".join(row.key for row in c.rows)
+            lines.append(head + (f": {_clip(keys, 150)}" if n else ""))
+    for o in variant.observed:
+        declared = f" (declared: {o.declared})" if o.declared else ""
+        lines.append(f"  seen in this run: {o.point} played as if {o.inferred}{declared}, in {o.cases} case{'s' if o.cases != 1 else ''}: "
+                     "a bug, or a rule to declare")  # fmt: skip
+    return lines
+
+
 def render_profile(profile: list, *, every: bool = False) -> list[str]:
     """The rules profile as text: a count, each point that differs, the points not exercised
     (`every`: each point that agrees too)."""
-    from escoba.conformance.profile import DIFFERS, NOT_EXERCISED, counts
+    from escoba.conformance.profile import DIFFERS, NOT_CLAIMED, NOT_EXERCISED, counts
 
     n = counts(profile)
-    head = f"rules profile: {n['agrees']} agree, {n[DIFFERS]} differ, {n[NOT_EXERCISED]} not exercised"
+    unclaimed = f", {n[NOT_CLAIMED]} not claimed" if n[NOT_CLAIMED] else ""
+    head = f"rules profile: {n['agrees']} agree, {n[DIFFERS]} differ{unclaimed}, {n[NOT_EXERCISED]} not exercised"
     lines = [head]
     for p in profile:
         if every and p.status != DIFFERS:
@@ -127,6 +211,11 @@ def render_profile(profile: list, *, every: bool = False) -> list[str]:
         lines.append(f"  DIFFERS  {p.point} ({p.label}): {cases} case{'' if cases == 1 else 's'}{how}")
         if example:
             lines.append(f"           first: {example.get('case')} {_clip(str(example.get('message', '')), 120)}")
+    unclaimed_points = [p for p in profile if p.status == NOT_CLAIMED]
+    for p in unclaimed_points:
+        cases = len(p.unclaimed)
+        lines.append(f"  NOT CLAIMED {p.point}: the engine declares {', '.join(p.declared or ())}; "
+                     f"{cases} case{'' if cases == 1 else 's'} needing another value not run")  # fmt: skip
     idle = [p.point for p in profile if p.status == NOT_EXERCISED]
     if idle and not every:
         lines.append(f"  not exercised: {', '.join(idle)}")
@@ -142,8 +231,8 @@ def summary_line(report: RunReport) -> str:
     verdict = "OK" if report.ok else "FAILED"
     total = len(report.results)
     why = ""
-    if not report.ok and report.ran == 0 and report.results:
-        why = "; no case could run"
+    if not report.ok and report.ran == 0:
+        why = f"; {report.why_nothing_ran()}"
     elif report.strict and counts["unsupported"] and not report.ok:
         why = "; --strict: skips fail"
     return f"{verdict}: {total} case{'' if total == 1 else 's'}: {', '.join(parts) or 'none'}{why} ({report.seconds:.1f} s)"
@@ -170,7 +259,7 @@ def _short_status(r: CaseResult) -> str:
     if r.cls:
         bits.append(f"[{r.cls}" + (f" @ event {r.index}]" if r.index is not None else "]"))
     if r.divergence is not None and r.divergence.point:
-        bits.append(r.divergence.point)
+        bits.append(r.divergence.point if r.divergence.explained else f"{r.divergence.point} (no rule point explains it)")
     if r.outcome == "unsupported":
         bits.append(f"unsupported: {r.message}")
     if r.note:
@@ -189,8 +278,10 @@ def case_details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
         lines.append(f"  {r.note}")
     d = r.divergence
     if d is not None:
-        if d.point:
+        if d.point and d.explained:
             lines.append(f"  rule point: {d.point}" + (f" (the engine behaves as if {d.inferred})" if d.inferred else ""))
+        else:
+            lines.append(f"  rule point: no rule point explains it ({d.cls}" + (f"; it concerns {d.point}" if d.point else "") + ")")
         lines.append(f"  class: {d.cls}; first divergent event: #{d.index}")
         if d.context:
             lines.append("  matching events before it:")
@@ -231,8 +322,10 @@ def case_details(r: CaseResult, *, all_divergences: bool = False) -> list[str]:
 
 
 def _divergence_line(d) -> str:
+    from escoba.conformance.attribute import explained_text
+
     where = f"#{d.index} {d.cls}"
-    point = f" [{d.point}" + (f", as if {d.inferred}" if d.inferred else "") + (f", follows #{d.consequence_of}" if d.consequence_of is not None else "") + "]" if d.point else ""
+    point = f" [{explained_text(d)}" + (f"; {d.resync}" if d.resync else "") + "]"
     if d.observed is None:
         what = f"missing {format_event(d.expected)}"
     elif d.expected is None:
@@ -313,12 +406,17 @@ def render_markdown(report: RunReport) -> str:
     counts = report.counts()
     out = [f"## Escoba conformance: {'✅ OK' if report.ok else '❌ FAILED'}", ""]
     out.append(f"Engine: `{report.engine.command}` ({_engine_line(report).split(' — ')[0]}), {report.seconds:.1f} s")
+    if report.rules is not None:
+        out += ["", f"Rules: {_md(report.rules.label())}, declared by {_md(report.rules.said())}"]
     out.append("")
     out.append("| " + " | ".join(o for o in OUTCOMES) + " | total |")
     out.append("|" + "---:|" * (len(OUTCOMES) + 1))
     out.append("| " + " | ".join(str(counts[o]) for o in OUTCOMES) + f" | {len(report.results)} |")
+    why = report.why_nothing_ran()
+    if why:
+        out += ["", f"> {_md(why)}"]
     for w in report.warnings:
-        out += ["", f"> warning: {w}"]
+        out += ["", f"> warning: {_md(w)}"]
     listed = [r for r in report.results if r.outcome != "pass" or r.note]
     if listed:
         out += ["", "| case | outcome | class | clause | note |", "|---|---|---|---|---|"]
@@ -327,6 +425,15 @@ def render_markdown(report: RunReport) -> str:
             out.append(f"| `{r.id}` | {r.outcome}{' (NEW)' if r.new else ''} | {r.cls or ''} | {r.clause} | {_md(extra)} |")
     from escoba.conformance.profile import DIFFERS
 
+    out += ["", "### Bugs", ""]
+    bugs = report.bugs()
+    if not bugs:
+        out.append("None: the engine plays " + ("its declared rules" if report.rules is not None else "each case's rules") + " in every case that ran.")
+    else:
+        out += [f"| # | departure | {'declared' if report.rules is not None else 'the case rules'} | cases | first | replay |", "|---:|---|---|---:|---|---|"]
+        for n, bug in enumerate(bugs, 1):
+            replay = bug.shrunk["replay"] if bug.shrunk is not None else bug.replay
+            out.append(f"| {n} | {_md(bug.title)} | {_md(bug.declared or '')} | {len(bug.cases)} | `{bug.cases[0]}` {_md(_clip(bug.example(), 120))} | `{_md(replay)}` |")
     profile = report.profile()
     out += ["", f"**Rules profile:** {render_profile(profile)[0].split(': ', 1)[1]}"]
     differing = [p for p in profile if p.status == DIFFERS]
@@ -335,6 +442,25 @@ def render_markdown(report: RunReport) -> str:
         for p in differing:
             first = p.example or {}
             out.append(f"| `{p.point}` ({_md(p.label)}) | {len(p.differ)} | `{first.get('case', '')}` {_md(str(first.get('message', '')))} |")
+    variant = report.variant()
+    if variant is not None:
+        out += ["", "### Variant", "", f"{_md(variant.rules.label())} next to the regional rulesets: information, not a failure.", ""]
+        closest = variant.closest
+        if closest is not None and closest.rows:
+            out += [f"Closest: `{closest.id}` ({len(closest.rows)} points differ).", "",
+                    "| rule point | yours | " + _md(closest.id) + " | the source says |", "|---|---|---|---|"]  # fmt: skip
+            for row in closest.rows:
+                said = row.quote + (f" ({row.gloss})" if row.gloss else "") if row.quote else ""
+                out.append(f"| `{row.key}` | {_md(row.yours)} | {_md(row.theirs)} | {_md(_clip(said, 200))} |")
+        elif closest is not None:
+            out.append(f"The same rules as `{closest.id}`.")
+        others = [c for c in variant.comparisons[1:]]
+        if others:
+            out += ["", "| ruleset | points that differ |", "|---|---|"]
+            out += [f"| `{c.id}` ({c.kind}) | {len(c.rows)}: {_md(', '.join(r.key for r in c.rows))} |" for c in others]
+        if variant.observed:
+            out += ["", "Seen in this run (a bug, or a rule to declare):", ""]
+            out += [f"- `{o.point}` played as if {_md(o.inferred)}" + (f" (declared: {_md(o.declared)})" if o.declared else "") + f", in {o.cases} case(s)" for o in variant.observed]
     details = [r for r in report.results if _needs_detail(r)]
     if details:
         out += ["", "### Failures"]

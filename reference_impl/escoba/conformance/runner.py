@@ -24,22 +24,22 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from escoba import processes
-from escoba.conformance.attribute import attribute, common_exercised
+from escoba.conformance.attribute import common_exercised, consolidate
 from escoba.conformance.compare import (
     Divergence,
     all_divergences,
     chunks,
-    classify,
-    diff_events,
     first_divergence,
     measure_note,
 )
+from escoba.conformance.declared import DeclaredRules
 from escoba.conformance.driver import Plan, line_steps, prepare, run_case
 from escoba.conformance.expectations import Expectation
+from escoba.conformance.scenario import Skip, scenario_plan
 from escoba.errors import TranscriptError
 from escoba.protocol.client import Session
 from escoba.protocol.features import Declared, declared_by
@@ -124,6 +124,9 @@ class CaseResult:
     complete: bool = False  # the case ran to its end: what did not diverge agreed
     case: Any = field(default=None, repr=False, compare=False)
     events: list[dict] = field(default_factory=list, repr=False, compare=False)  # what the engine said
+    doc: Any = field(default=None, repr=False, compare=False)  # the ruleset it was judged under (the declared rules, or the case's)
+    scenario: Any = field(default=None, repr=False, compare=False)  # a scenario under declared rules (conformance/scenario.py)
+    evidence: Any = field(default=None, repr=False, compare=False)  # its judged replies, until the run's explanations are checked
 
     @property
     def as_expected(self) -> bool:
@@ -141,6 +144,7 @@ class EngineInfo:
     name: str = ""
     version: str = ""
     features: list[str] = field(default_factory=list)
+    rules: str | None = None  # the rules its hello declares
 
 
 @dataclass
@@ -151,6 +155,8 @@ class RunReport:
     warnings: list[str] = field(default_factory=list)
     strict: bool = False  # an unpinned `unsupported` fails the run
     declared: Any = None  # the engine's features (escoba.protocol.features.Declared), once it said hello
+    rules: Any = None  # the rules it declares it plays (conformance/declared.py), when it does
+    _bugs: list[Any] | None = field(default=None, repr=False)
 
     def accepted(self, r: CaseResult) -> bool:
         """Does this result keep the run green?"""
@@ -170,6 +176,29 @@ class RunReport:
         from escoba.conformance.profile import build_profile
 
         return build_profile(self.results, self.declared)
+
+    def bugs(self) -> list[Any]:
+        """The engine's bugs: each kind of departure, with its cases (escoba.conformance.bugs)."""
+        if self._bugs is None:
+            from escoba.conformance.bugs import find_bugs
+
+            self._bugs = find_bugs(self.results)
+        return self._bugs
+
+    def variant(self) -> Any:
+        """The declared rules next to the regional rulesets (escoba.conformance.variant); None
+        for an engine that declares no rules."""
+        if self.rules is None:
+            return None
+        from escoba.conformance.variant import variant_of
+
+        return variant_of(self.rules, self.bugs())
+
+    def why_nothing_ran(self) -> str | None:
+        """One sentence saying why no case ran (None when some did)."""
+        if self.ran:
+            return None
+        return nothing_ran(self.results)
 
     def counts(self) -> dict[str, int]:
         counts = {o: 0 for o in OUTCOMES}
@@ -191,10 +220,14 @@ class Runner:
         stop_at_divergence: bool = False,
         strict: bool = False,
         sent: Mapping[str, Any] | None = None,
+        rules: DeclaredRules | None = None,
     ):
         # sent: the ruleset document every `start` carries instead of each case's own (escoba
         # identify asks what an engine plays when it is sent one ruleset; the cases expect another).
+        # rules: the rules the engine declares it plays (conformance/declared.py): every case is
+        # then a scenario under them (conformance/scenario.py).
         self.connect, self.command = connect, command
+        self.rules = rules
         self.expectations = dict(expectations or {})
         self.replay, self.on_result, self.on_start = replay, on_result, on_start
         self.stop_at_divergence, self.strict = stop_at_divergence, strict
@@ -203,7 +236,7 @@ class Runner:
         self.hello: HelloReply | None = None
         self._start_failures = 0
         self._given_up: EngineFailure | None = None
-        self._ahead: tuple[Entry, Plan] | None = None  # the case sent ahead (`_send_ahead`)
+        self._ahead: tuple[Entry, Plan | Skip] | None = None  # the case sent ahead (`_send_ahead`)
 
     # ------------------------------------------------------------------ the run
     def run(
@@ -231,17 +264,31 @@ class Runner:
         info = EngineInfo(self.command)
         declared = None
         hello = next((r.hello for r in runners if r.hello is not None), None)
+        warnings = list(turns.warnings)
         if hello is not None:
-            info = EngineInfo(self.command, hello.name, hello.version, sorted(hello.features))
-            declared = Declared(hello.features)
+            info = EngineInfo(self.command, hello.name, hello.version, sorted(hello.features), hello.rules)
+            declared = self.declared_for(hello)
+            if self.rules is not None:
+                from escoba.conformance.declared import contradictions
+
+                said = contradictions(self.rules, hello.features)
+                if said:
+                    warnings.insert(0, said)
         results = [r for r in turns.results if r is not None]
-        return RunReport(info, results, time.monotonic() - began, turns.warnings, strict=self.strict, declared=declared)
+        consolidate(results)
+        return RunReport(info, results, time.monotonic() - began, warnings, strict=self.strict, declared=declared, rules=self.rules)
+
+    def declared_for(self, hello: HelloReply) -> Declared:
+        """What the engine is taken to support: its declared rules' features, or its own list."""
+        if self.rules is None:
+            return declared_by(hello.features)
+        return _declared_features(self.rules, hello.features)
 
     def _sibling(self) -> Runner:
         """A runner like this one, with a session of its own (`run` with `jobs`)."""
         return Runner(
             self.connect, command=self.command, expectations=self.expectations, replay=self.replay,
-            stop_at_divergence=self.stop_at_divergence, strict=self.strict, sent=self.sent,
+            stop_at_divergence=self.stop_at_divergence, strict=self.strict, sent=self.sent, rules=self.rules,
         )  # fmt: skip
 
     def _accepted(self, r: CaseResult) -> bool:
@@ -276,18 +323,24 @@ class Runner:
             return CaseResult(entry.id, "broken-case", "broken-case", ruleset=entry.ruleset or "", message=str(entry.problem))
         base: dict[str, Any] = dict(title=case.title, kind=case.kind, ruleset=case.ruleset, clause=case.clause)
         if ahead is not None and ahead[0] is entry:
-            plan = ahead[1]  # prepared, and its line sent, while the case before was read
+            plan: Plan | Skip = ahead[1]  # prepared, and its line sent, while the case before was read
         else:
             try:
                 plan = self._prepare(case)
             except TranscriptError as problem:
                 return CaseResult(entry.id, "broken-case", "broken-case", message=str(problem), **base)
-        base.update(case=case, requires=sorted(plan.required), common=common_exercised(case))
+        if isinstance(plan, Skip):
+            return CaseResult(entry.id, "unsupported", "unsupported", message=f"{_NOT_A_SCENARIO}{plan.reason}",
+                              case=case, doc=self.rules.doc if self.rules is not None else None, **base)  # fmt: skip
+        scenario = plan.scenario
+        base.update(case=case, requires=sorted(plan.required), common=common_exercised(case), doc=plan.doc)
+        if scenario is not None:
+            base.update(scenario=scenario)
         try:
             session = self._session()
         except EngineFailure as failure:
             return self._failed(entry.id, failure, base)
-        declared = declared_by(session.hello.features)
+        declared = self.declared_for(session.hello)
         missing = declared.missing(plan.required)
         if missing:
             return CaseResult(
@@ -305,7 +358,7 @@ class Runner:
             self.close()  # a session that misbehaved once is not trusted with the next case
             events = getattr(failure, "trace", None)
             if events is not None and events.diverged:  # the divergence is the news; the failure came after
-                result = self._judge(entry.id, plan, events, base, declared.measures)
+                result = self._judge(entry.id, plan, events, base, declared.measures, None)
                 result.notes.append(f"then the engine failed: {failure.what}: {failure.message}")
                 result.stderr = failure.stderr
                 return result
@@ -316,11 +369,15 @@ class Runner:
                 result.events = list(events.events)
                 result.index = len(events.events)
             return result
+        alive: Session | None = session
         if trace.drain_failure is not None:
             self.close()  # it died after the case had its answer: a fresh one for the next
-        return self._judge(entry.id, plan, trace, base, declared.measures)
+            alive = None
+        return self._judge(entry.id, plan, trace, base, declared.measures, alive)
 
-    def _prepare(self, case: Any) -> Plan:
+    def _prepare(self, case: Any) -> Plan | Skip:
+        if self.rules is not None:
+            return scenario_plan(case, self.rules)
         plan = prepare(case)
         plan.sent = self.sent
         return plan
@@ -338,7 +395,7 @@ class Runner:
             plan = self._prepare(entry.case)
         except TranscriptError:
             return
-        if declared_by(session.hello.features).missing(plan.required):
+        if isinstance(plan, Skip) or self.declared_for(session.hello).missing(plan.required):
             return
         send(line_steps(plan)[1])
         self._ahead = (entry, plan)
@@ -360,10 +417,11 @@ class Runner:
                               ruleset=result.ruleset, clause=result.clause, message=str(problem))  # fmt: skip
         return result
 
-    def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict, measures: bool = True) -> CaseResult:
+    def _judge(self, case_id: str, plan: Plan, trace: Any, base: dict, measures: bool = True, session: Session | None = None) -> CaseResult:
         divergence = first_divergence(plan.expected, trace.events, measures)
         real = divergence is not None and divergence.index < len(trace.events)
-        notes = [] if measures else _measure_notes(plan.expected, trace)
+        own = list(plan.scenario.notes) if plan.scenario is not None else []
+        notes = own + ([] if measures else _measure_notes(plan.expected, trace))
         complete = trace.refusal is None and len(trace.events) >= len(plan.expected)
         base = {**base, "notes": notes, "complete": complete, "events": list(trace.events)}
         if trace.refusal is not None and not real:
@@ -375,11 +433,41 @@ class Runner:
             )  # fmt: skip
         if divergence is None:
             return CaseResult(case_id, "pass", "pass", requests=trace.requests, **base)
-        every = _every_divergence(plan, trace, divergence, measures)
+        every, extra = self._every_divergence(plan, trace, divergence, measures, session)
+        asked = extra.pop("_requests", 0)
+        base.update(extra)
         return CaseResult(
             case_id, "fail", "fail", cls=divergence.cls, index=divergence.index, divergence=divergence,
-            requests=trace.requests, message=_divergence_message(divergence), divergences=every, **base,
+            requests=trace.requests + asked, message=_divergence_message(divergence), divergences=every, **base,
         )  # fmt: skip
+
+    def _every_divergence(
+        self, plan: Plan, trace: Any, first: Divergence, measures: bool, session: Session | None
+    ) -> tuple[list[Divergence], dict[str, Any]]:
+        """Every divergence of a failed case, each with its rule point (conformance/resync.py:
+        after each one the reference goes on from the engine's state); the first is `first`."""
+        from escoba.conformance.resync import judge
+
+        may_resync = session is not None and not self.stop_at_divergence
+        judged = judge(session, plan, trace, measures=measures, resync=may_resync)
+        extra: dict[str, Any] = {}
+        if judged is None:  # the case's replies do not line up with its requests: as they came
+            every = all_divergences(plan.expected, trace.events, trace.chunks, measures)
+        else:
+            every = judged.divergences
+            extra = {"complete": judged.complete, "events": judged.observed, "_requests": judged.requests, "evidence": judged.evidence}
+            if judged.failure is not None:
+                self.close()  # it failed while the rest was judged: a fresh one for the next case
+            if judged.notes:
+                own = list(plan.scenario.notes) if plan.scenario is not None else []
+                extra["notes"] = [*own, *(() if measures else _measure_notes(plan.expected, trace)), *judged.notes]
+        same_place = next((d for d in every if d.index == first.index), every[0] if every else None)
+        if same_place is None:
+            every.insert(0, first)
+        else:
+            first.point, first.inferred, first.consequence_of = same_place.point, same_place.inferred, same_place.consequence_of
+            first.explained, first.resync, first.alternatives = same_place.explained, same_place.resync, same_place.alternatives
+        return every, extra
 
     def _failed(self, case_id: str, failure: EngineFailure, base: dict) -> CaseResult:
         if failure.outcome == "protocol":
@@ -427,30 +515,48 @@ class Runner:
             result.note = f"NEW: pinned as {pin.describe()}, now {got}"
 
 
+@lru_cache(maxsize=16)
+def _declared_features(rules: DeclaredRules, features: frozenset[str]) -> Declared:
+    """An engine's declared rules' features (at the player counts it plays), once per run."""
+    from escoba.conformance.declared import features_of
+
+    return declared_by(frozenset(features_of(rules, features)))
+
+
+def nothing_ran(results: Sequence[CaseResult]) -> str:
+    """Why no case of a run ran, in one sentence: the commonest reason, with how many it held
+    back (`no case could run: 180 of 219 cases need capture.compulsory:card, which the engine
+    does not declare; 39 others for other reasons`)."""
+    from collections import Counter
+
+    if not results:
+        return "no case could run: none was selected"
+    why: Counter[str] = Counter()
+    for r in results:
+        if r.outcome == "broken-case":
+            why["do not load"] += 1
+        elif r.missing:
+            why[f"need {r.missing[0]}, which the engine does not declare"] += 1
+        elif r.message.startswith(_NOT_A_SCENARIO):
+            why[f"are not scenarios of the declared rules ({r.message.removeprefix(_NOT_A_SCENARIO).split(';')[0]})"] += 1
+        elif r.outcome == "unsupported":
+            why[f"were refused by the engine as unsupported ({r.message.splitlines()[0] if r.message else 'no reason given'})"] += 1
+        else:
+            why[f"ended {r.outcome}"] += 1
+    reason, n = why.most_common(1)[0]
+    rest = len(results) - n
+    more = f"; {rest} other{'s' if rest != 1 else ''} for other reasons" if rest else ""
+    return f"no case could run: {n} of {len(results)} case{'s' if len(results) != 1 else ''} {reason}{more}"
+
+
+_NOT_A_SCENARIO = "not a scenario of the declared rules: "
+
+
 def _accepted(r: CaseResult, strict: bool) -> bool:
     """A result that keeps a run green: a pass, a failure as pinned, a skip (unless strict and unpinned)."""
     if r.outcome == "unsupported":
         return not strict or r.pin is not None
     return r.as_expected
-
-
-def _every_divergence(plan: Plan, trace: Any, first: Divergence, measures: bool) -> list[Divergence]:
-    """Every divergence of a failed case, each with its rule point; the first is `first`."""
-    every = all_divergences(plan.expected, trace.events, trace.chunks, measures)
-    if trace.refusal is not None:  # the engine refused a request after diverging: the case stops there
-        bounds = chunks(plan.expected)
-        n = len(trace.chunks)
-        if n < len(bounds):
-            at = bounds[n][0]
-            expected = plan.expected[at]
-            every.append(Divergence(at, expected, None, list(trace.events[-3:]), diff_events(expected, None),
-                                    classify(expected, None), chunk=n))  # fmt: skip
-    if not any(d.index == first.index for d in every):
-        every.insert(0, first)
-    attribute(plan, trace.events, trace.chunks, every, measures)
-    same_place = next(d for d in every if d.index == first.index)
-    first.point, first.inferred, first.consequence_of = same_place.point, same_place.inferred, same_place.consequence_of
-    return every
 
 
 def _measure_notes(expected: list[dict], trace: Any) -> list[str]:

@@ -218,7 +218,9 @@ def _differing_points(pin: Mapping[str, Any], mine: Mapping[str, Any], theirs: M
     found = []
     for key in sorted(mine.keys() | theirs.keys()):
         a, b = mine.get(key), theirs.get(key)
-        rule = (a or b).rule
+        either = a if a is not None else b
+        assert either is not None  # a key of one of the two
+        rule = either.rule
         if not kinds & set(rule.shows_in):
             continue
         parts = key.split(".")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from escoba.errors import EscobaError
 
@@ -34,7 +35,7 @@ def split_rulesets(rulesets: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def select(
     cases_dir: str | None, patterns: Sequence[str], rulesets: Sequence[str], folder: Callable[[str], str],
-    lazy: bool = False,
+    lazy: bool = False, allow_empty: bool = False,
 ) -> tuple[list, list[str]]:
     """The entries to run and the ruleset files among `rulesets`, not loaded yet with `lazy`
     (`collect`). `folder(file)` gives an empty
@@ -49,7 +50,24 @@ def select(
         out = folder(ruleset)
         write_suite(ruleset, out)
         entries += collect(out, list(patterns), lazy=lazy)
-    if not entries:
-        bits = [f"--case {p}" for p in patterns] + [f"--ruleset {r}" for r in rulesets]
-        raise SelectionError("no case matches the selection" + (f" ({' '.join(bits)})" if bits else ""))
+    if not entries and not allow_empty:
+        raise SelectionError(nothing_selected(patterns, rulesets))
     return entries, files
+
+
+def nothing_selected(patterns: Sequence[str], rulesets: Sequence[str]) -> str:
+    bits = [f"--case {p}" for p in patterns] + [f"--ruleset {r}" for r in rulesets]
+    return "no case matches the selection" + (f" ({' '.join(bits)})" if bits else "")
+
+
+def targeted(rules: Any, folder: Callable[[str], str], patterns: Sequence[str] = ()) -> list:
+    """The cases `escoba cases generate` makes for declared rules (targeted positions for every
+    point they set, seeded games, probes, a perft count), generated into `folder(name)`: run as
+    scenarios of those rules, next to the bundled ones. A case whose id `patterns` do not match
+    is left out."""
+    from escoba.conformance.runner import collect
+    from escoba.transcript.suite import write_suite
+
+    out = folder(rules.name)
+    write_suite(rules.name, out)
+    return collect(out, list(patterns), lazy=True)

@@ -302,8 +302,8 @@ class Walk:
         if hand.is_over:
             return
         code = self.rules.deck.code
-        listed, self._listed = self._listed, None
-        if scripted is not None and scripted not in hand.legal_moves() and _wire(scripted, code) in (listed or ()):
+        offered, self._listed = self._listed, None
+        if scripted is not None and scripted not in hand.legal_moves() and _wire(scripted, code) in (offered or ()):
             # The engine offers the case's move where these rules forbid it: sent as the case has
             # it, so the case goes on to what it was written to reach; these rules refuse it.
             found = hand.refusal(scripted)
@@ -332,15 +332,15 @@ class Walk:
                               f"play {_move_text(move, code)} (hand {h + 1}, play {plays})", events, h, before=before, move=move)  # fmt: skip
             step.totals, step.played = totals, played
             yield step
-            listed, self._retry = self._retry, None
-            if listed is None or tries >= MAX_RETRIES:
+            refused, self._retry = self._retry, None
+            if refused is None or tries >= MAX_RETRIES:
                 return
             # The engine refused it: the walk was put back where the engine is; another move.
             tries += 1
             self.lines[h].pop()
             hand = self.hand
             assert hand is not None
-            known = {(m.get("card"), tuple(sorted(map(str, m.get("take") or ())))) for m in listed}
+            known = {_wire_of(m) for m in refused}
             shared = [m for m in hand.legal_moves() if (code[m.card], tuple(sorted(code[c] for c in m.take))) in known and m != move]
             if hand.is_over or not shared:
                 self.notes.append(f"hand {h + 1}, play {plays}: the engine refused {_move_text(move, code)} and lists no other move these rules allow: the scenario stops there")

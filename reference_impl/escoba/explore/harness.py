@@ -48,8 +48,11 @@ class Harness:
         command: str = "",
         sent: Mapping[str, Any] | None = None,
         folder: Path | None = None,
+        rules: Any = None,
     ):
-        self.runner = Runner(connect, command=command, stop_at_divergence=True, sent=sent)
+        # rules: the rules the engine declares it plays (conformance/declared.py): each case is
+        # run as a scenario of them, as `escoba conformance` runs it.
+        self.runner = Runner(connect, command=command, stop_at_divergence=True, sent=sent, rules=rules)
         self.folder = folder
         self.runs = 0  # cases run on the engine
 
@@ -59,7 +62,7 @@ class Harness:
 
     @property
     def declared(self) -> Declared:
-        return Declared(self.open().features)
+        return self.runner.declared_for(self.open())
 
     def supports(self, feature: str) -> bool:
         return self.declared.supports(feature)
