@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from escoba.conformance.attribute import concerns
 from escoba.conformance.compare import first_divergence
 from escoba.conformance.report import NAME_LIMIT
 from escoba.conformance.runner import CaseResult
@@ -264,6 +265,19 @@ class _Identifier:
         """`doc` explains this game's events and those of every game the engine passed."""
         return self.explains(data, doc, events) and all(self.explains(d, doc, e) for d, e in self.history)
 
+    def minimize(self) -> None:
+        """Withdraw each inferred value the others make needless: without it the hypothesis
+        still explains every game. Where two values explained a game equally (an opening rule
+        that never fires, or no opening action at all), a later game may have needed the one
+        not taken first: the smallest change is kept, whatever order the games came in."""
+        for key in list(reversed(self.inferred)):
+            doc = self.rebuilt({k: v for k, v in self.inferred.items() if k != key})
+            if doc is not None and self.history and all(self.explains(d, doc, e) for d, e in self.history):
+                self.inferred.pop(key)
+                self.evidence.pop(key, None)
+                self.doc = doc
+                self.adopted.append(f"{key} withdrawn: the other values explain every game")
+
     def rebuilt(self, inferred: Mapping[str, Any]) -> dict | None:
         """The hypothesis with only the points of `inferred` set (None if one cannot be)."""
         doc: dict | None = copy.deepcopy(self.base)
@@ -434,6 +448,10 @@ class _Identifier:
                 return False
             change = self.explain(filled, result)
             if change is None:
+                # A value the runner found for this game alone, which no value explains with
+                # the other games: the divergence is named as one no rule point explains.
+                if result.divergence is not None and result.divergence.explained == "value":
+                    point = concerns(result.divergence)
                 self.unmatched[point] = Unmatched(point, filled, result)
                 return False
             withdrawn, key, value, doc = change
@@ -566,6 +584,7 @@ def identify(
                     on_game(game, games)
             if targeted and not (work.refused and work.refused == work.games):  # an engine that refused every game is not asked again
                 work.target_points()
+            work.minimize()
             found = _conclude(work, engine, name or hello.name)
             if shrinking:
                 _minimal_cases(harness, found, work)
