@@ -107,8 +107,42 @@ def audit() -> str:
     return shown("escoba cases audit --cache", cli("cases", "audit", "--cache"))
 
 
+def _fixed_report(declared: str | None, *bugs: str) -> str:
+    """tests/engines/fixed_rules/engine.py as "my engine", over the bundled cases (with its own
+    rules declared in hello, or `declared` given as --rules): the report from its bugs on."""
+    from escoba.conformance.declared import HELLO, OPTION, load_declared
+    from escoba.conformance.report import render_text
+    from escoba.conformance.runner import Runner, collect
+    from escoba.protocol.client import InProcessSession
+
+    sys.path.insert(0, str(ENGINES / "fixed_rules"))
+    from engine import engine_class
+
+    engine = type("MyEngine", (engine_class("rules.yaml", [], set(bugs)),), {"name": "my-engine", "version": "0.3"})
+    rules = load_declared(str(ENGINES / "fixed_rules" / "rules.yaml"), HELLO) if declared is None else load_declared(declared, OPTION)
+    label = "python my_engine.py"
+    flag = "" if declared is None else f" --rules {declared}"
+    replay = lambda case: f"escoba conformance --engine {shlex.quote(label)}{flag} --case {case}"
+    report = Runner(lambda: InProcessSession(engine), command=label, replay=replay, rules=rules).run(collect())
+    text = render_text(report).replace(str(ENGINES / "fixed_rules" / "rules.yaml"), "rules.yaml")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("bugs:"))
+    head = [line for line in lines[:2] if line.startswith(("escoba conformance:", "rules:"))]
+    return "\n".join([*head, "…", *lines[start:]]) + "\n"
+
+
+def declared() -> str:
+    return shown("escoba conformance --engine 'python my_engine.py'", _fixed_report(None, "three-card-captures"))
+
+
+def declared_base() -> str:
+    return shown("escoba conformance --engine 'python my_engine.py' --rules base", _fixed_report("base"))
+
+
 PRODUCERS: dict[str, Callable[[], str]] = {
     "audit": audit,
+    "declared": declared,
+    "declared-base": declared_base,
     "grid": grid,
     "reference": reference,
     "minimal": minimal,
