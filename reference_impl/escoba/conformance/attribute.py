@@ -239,6 +239,7 @@ class Explainer:
                 d.point, d.explained = "common.refusals", SHAPE  # the same move refused for another reason
             else:
                 d.point = concerns(d)
+        _carried(chunk)
 
     def _exercised(self, candidate: Candidate, facts: Any) -> bool:
         if facts is None:
@@ -563,6 +564,70 @@ def _same_chunk(a: Sequence[dict], b: Sequence[dict], measures: bool) -> bool:
 
 def _same_multiset(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(json.dumps(x, sort_keys=True) for x in b)
+
+
+def _carried(chunk: Chunk) -> None:
+    """What an earlier divergence of the same reply carries into the rest of it follows from it:
+    what the engine does not say after refusing the move (a refused move does nothing more); a
+    category scored after a play or leftovers that put other cards in the piles; a hand's total,
+    the match's totals and its end that differ only by what the divergent scores and piles
+    carry (a hand's points are its categories' sum, the totals the hands' sum): the engine adds
+    up its own scores right, so they are no departure of their own. A total that does not add
+    up stays a divergence of its own."""
+    expected, observed = list(chunk.step.expected), list(chunk.observed)
+    earlier: list[Divergence] = []
+    for d in chunk.divergences:
+        kind = _kind(d)
+        cause = None
+        moved = next((c for c in earlier if _kind(c) in ("play", "leftovers")), None)  # other cards in the piles
+        if d.explained is not None or d.consequence_of is not None:
+            pass
+        elif d.observed is None and any(_kind_of(c.observed) == "rejected" for c in earlier):
+            cause = next(c for c in earlier if _kind_of(c.observed) == "rejected")  # a refused move does nothing more
+        elif kind == "score":
+            cause = moved
+        elif kind == "hand_end" and d.expected is not None and d.observed is not None:
+            carried = _difference(_summed(observed, d.observed), _summed(expected, d.expected))
+            if carried is not None and carried == _difference(d.observed.get("points"), d.expected.get("points")):
+                cause = next((c for c in earlier if _kind(c) == "score"), None) or moved
+        elif kind == "totals" and d.expected is not None and d.observed is not None:
+            hand = next((c for c in reversed(earlier) if _kind(c) == "hand_end"), None)
+            if hand is not None and hand.expected is not None and hand.observed is not None:
+                carried = _difference(hand.observed.get("points"), hand.expected.get("points"))
+                if carried is not None and carried == _difference(d.observed.get("totals"), d.expected.get("totals")):
+                    cause = hand
+        elif kind in ("tie", "match_end"):
+            cause = next((c for c in earlier if _kind(c) == "totals"), None)
+        if cause is not None:
+            root = next((c for c in chunk.divergences if c.index == cause.consequence_of), cause)
+            d.point, d.inferred, d.explained, d.consequence_of = root.point, root.inferred, FOLLOWS, root.index
+        earlier.append(d)
+
+
+def _summed(events: Sequence[Mapping[str, Any]], end: Mapping[str, Any]) -> list[Any] | None:
+    """Each side's points in the score events of the hand that `end` (one of `events`) ends."""
+    at = next((i for i, e in enumerate(events) if e is end or e == end), None)
+    if at is None:
+        return None
+    total: list[Any] | None = None
+    for e in reversed(events[:at]):
+        if e.get("event") == "hand_end":
+            break
+        if e.get("event") == "score":
+            points = e.get("points")
+            if not isinstance(points, list):
+                return None
+            total = list(points) if total is None else [a + b for a, b in zip(total, points)]
+    return total
+
+
+def _difference(a: Any, b: Any) -> list[Any] | None:
+    """`a - b` side by side (None unless both are lists of numbers of one length)."""
+    if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (*a, *b)):
+        return None
+    return [x - y for x, y in zip(a, b)]
 
 
 def concerns(d: Divergence) -> str | None:

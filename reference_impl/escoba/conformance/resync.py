@@ -139,6 +139,13 @@ class _Judge:
                 out.failure = failure
                 out.notes.append(f"then the engine failed: {failure.what}: {failure.message}")
                 return out
+            except (AssertionError, IndexError, KeyError, TypeError, ValueError) as problem:
+                if not self.lockstep:
+                    raise
+                # the position is the engine's (a state checked for shape, not for sense): the
+                # reference playing on from it may find it impossible
+                self._follow(f"the reference cannot play on from the engine's state ({type(problem).__name__}: {str(problem)[:120]})")
+                return out
             if not more:
                 out.complete = not self.walk.stopped
                 return out
@@ -314,6 +321,12 @@ def engine_hand(state: Mapping[str, Any], rules: Any, players: int, events: Sequ
     data = dict(state)
     if data.get("players") != players:
         return None, f"the engine's state says {data.get('players')!r} players, the case has {players}"
+    sides = len(set(rules.side_of(players)))
+    for key, count, what in (("hands", players, "players"), ("piles", sides, "sides"), ("escobas", sides, "sides")):
+        value = data.get(key)
+        if not isinstance(value, list) or len(value) != count:  # Hand.from_json indexes them by seat and side
+            held = f"{len(value)} {key}" if isinstance(value, list) else f"{key} that are no list"
+            return None, f"the engine's state has {held}, these rules' table of {players} has {count} {what}"
     table = data.get("table")
     if isinstance(table, list):
         order = _table_order(events)

@@ -26,7 +26,7 @@ DEPARTURES = {
     "capture.compulsory": "optional",
     "opening_table.escobas": "one",
     "scoring.cards.award": "most (ties: all)",
-    "leftovers.if_nobody_captured": "dealer takes them",
+    "leftovers.if_nobody_captured": "dealer",
     "scoring.velo.points": "2",
 }
 
