@@ -6,8 +6,9 @@ engines, each with a manifest of its departures from base and its planted bugs):
 - with `base` declared instead, the variant's "seen in this run" names every departure the
   declared rules can express and that some event shows, and nothing but departures and bugs.
 
-A departure is named by the registry's key its feature says (`scoring.velo.points:2` is
-`scoring.velo.points`, whatever point the manifest files it under), and a point the variant
+A departure is named by the rule point its feature belongs to (`scoring.velo.points:2` is
+`scoring.velo.points`, whatever point the manifest files it under; `scoring.cards.ties:all` is
+`scoring.cards.award`), and a point the variant
 names is one the manifest knows when one of the two contains the other (`scoring.primera`, the
 category not scored, for `scoring.primera.award`).
 
@@ -136,9 +137,11 @@ def whole(test: str) -> list[Any]:
 
 
 def registry_key(departure: dict) -> str:
-    """The rule point a departure is: the key its feature names, else the manifest's point."""
+    """The rule point a departure is: the one its feature belongs to, else the manifest's point."""
+    from escoba.protocol.features import point_of
+
     feature = departure.get("feature")
-    return str(feature).split(":")[0] if feature else str(departure["point"])
+    return (point_of(str(feature)) if feature else None) or str(departure["point"])
 
 
 def related(a: str, b: str) -> bool:
