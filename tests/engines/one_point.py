@@ -69,7 +69,12 @@ def _other_primera(self: ReferenceEngine, rules: Rules) -> Rules:
     values: Mapping[str, Any] = rules.doc.get("values") or {}
     if "primera" not in values:
         return rules
-    doc = {**rules.doc, "values": {**values, "primera": OTHER_PRIMERA}}
+    # The figures at their face values 8, 9 and 10, under whatever names the deck gives them
+    # (sota, caballo, rey; fante, cavallo, re): an engine that knew only the Spanish names would
+    # score no primera at all with an Italian deck, a second departure, not this one.
+    figures = [r["id"] for r in rules.doc["deck"]["ranks"] if r["value"] > 7]
+    other = {**{k: v for k, v in OTHER_PRIMERA.items() if k.isdigit()}, **{f: 8 + k for k, f in enumerate(figures)}}
+    doc = {**rules.doc, "values": {**values, "primera": other}}
     return compile_rules(doc)
 
 
