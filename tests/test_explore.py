@@ -122,6 +122,29 @@ def test_explore_json_on_the_reference_engine():
     assert data["ok"] is True and data["games"] == 4 and data["findings"] == []
 
 
+def test_explore_where_nothing_could_run_fails_with_the_reason():
+    """An engine whose declared features skip every game (a plain base engine sent da's
+    thresholds) is never OK: exit 1, one sentence saying why, in the text and in the JSON."""
+    engine = f"{sys.executable} {Path(__file__).parents[1] / 'docs' / 'examples' / 'minimal_engine.py'}"
+    cmd = [sys.executable, "-m", "escoba", "explore", "--engine", engine, "--ruleset", "da", "--games", "3"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("FAILED: no case could run: ") and "which the engine does not declare" in last, done.stdout
+    assert "OK" not in done.stdout
+    data = json.loads(subprocess.run([*cmd, "--format", "json"], capture_output=True, text=True, timeout=600).stdout)
+    assert data["ok"] is False and data["findings"] == [] and data["nothing_ran"].startswith("no case could run: ")
+
+
+def test_explore_at_no_table_the_engine_plays_fails_with_the_reason():
+    """A two-player engine explored at three players plays no game: exit 1, and the reason."""
+    engine = f"{sys.executable} {ENGINES / 'fake_engine.py'} two-players"
+    cmd = [sys.executable, "-m", "escoba", "explore", "--engine", engine, "--players", "3", "--games", "2"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.strip().splitlines()[-1].startswith("FAILED: no game could run: 2 of 2 games had no table size")
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

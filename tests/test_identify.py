@@ -206,6 +206,20 @@ def test_an_engine_that_refuses_every_game_decides_nothing():
     assert "capture.compulsory" in report["undecided"] and "refused" in report["undecided"]["capture.compulsory"]
 
 
+def test_identify_where_nothing_could_run_fails_with_the_reason():
+    """An engine whose every game is skipped (a plain base engine sent da's thresholds) is
+    never OK: exit 1, the last line one sentence saying why, the JSON's nothing_ran too."""
+    engine = f"{sys.executable} {Path(__file__).parents[1] / 'docs' / 'examples' / 'minimal_engine.py'}"
+    cmd = [sys.executable, "-m", "escoba", "identify", "--engine", engine, "--ruleset", "da", "--games", "3", "--no-check"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("FAILED: no case could run: ") and "unsupported" in last, done.stdout
+    assert "OK" not in done.stdout
+    data = json.loads(subprocess.run([*cmd, "--format", "json"], capture_output=True, text=True, timeout=600).stdout)
+    assert data["exact"] is False and data["decided"] == [] and data["nothing_ran"].startswith("no case could run: ")
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -193,6 +193,8 @@ def render(run, shown: str, args: argparse.Namespace, written: list) -> str:
     counts = f"{run.games} games, {run.cases} cases run, {run.skipped} skipped; {run.seconds:.1f} s"
     if kinds:
         lines.append(f"FAILED: {kinds} kind{'s' if kinds > 1 else ''} of divergence ({counts})")
+    elif run.why_nothing_ran is not None:
+        lines.append(f"FAILED: {run.why_nothing_ran} ({counts})")
     else:
         lines.append(f"OK: no divergence ({counts})")
     return "\n".join(map(terminal, lines)) + "\n"  # what the engine said, escaped (escoba.escape)

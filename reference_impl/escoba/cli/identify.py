@@ -25,14 +25,19 @@ other readings of an award), else another bundled ruleset. Then print:
   point matches"), with their case: never a guess;
 - the points no game decided (not exercised, or the engine refused or failed);
 - a house rule that extends the closest ruleset with each departing point set, each
-  marked 'status: inferred' ('escoba check' accepts it).
+  marked 'status: inferred' ('escoba check' accepts it), never inheriting a scoring
+  category the engine does not score;
+- the check of that house rule: every bundled case run on the engine as a scenario of
+  it, as 'escoba conformance --rules FILE' runs them (--no-check: none), and the kinds
+  of failure that remain: the engine's bugs, or points the games could not decide.
 
 With --out DIR the house rule (ID.yaml) and the minimal case of each departure and
 of each divergence no value explains are written there; 'escoba conformance --cases-dir DIR' replays the cases.
 
-Exit status: 0 when the engine plays a bundled ruleset as far as the games told; 1
-when it departs from every one, or no game ran to its end; 2 for a usage error or an
-engine that cannot start."""
+Exit status: 0 when the engine plays a bundled ruleset as far as the games told and
+passes every scenario of it; 1 when it departs from every one, a scenario still fails,
+or no game could run (one sentence says why); 2 for a usage error or an engine that
+cannot start."""
 EPILOG = """\
 examples:
   escoba identify --engine './my-engine --jsonl'
@@ -50,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="DIR", help="write the house rule and each departure's minimal case into DIR")
     parser.add_argument("--no-shrink", dest="shrink", action="store_false", help="no minimal case per departure")
     parser.add_argument("--no-targeted", dest="targeted", action="store_false", help="seeded games only: no targeted position per rule point")
+    parser.add_argument("--no-check", dest="check", action="store_false",
+                        help="print the house rule without running the bundled scenarios under it")  # fmt: skip
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
     add_format_argument(parser)
 
@@ -88,15 +95,36 @@ def run(args: argparse.Namespace) -> int:
     written = write(found, out) if out is not None else {}
     if out is not None:
         out.close()
+    checked = check(found, argv, shown, args, written.get("house_rule")) if args.check and found.nothing_ran is None else None
     if args.format == "json":
         import json
 
         data = found.to_json()
         data["written"] = {k: str(v) for k, v in written.items()}
+        data["check"] = checked.to_json() if checked is not None else None
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(render(found, shown, written), end="")
-    return 0 if found.exact else 1
+        print(render(found, shown, written, checked), end="")
+    return 0 if found.exact and (checked is None or not checked.bugs) else 1
+
+
+def check(found, argv: list[str], shown: str, args: argparse.Namespace, rules_file):
+    """The bundled scenarios run on the engine under the house rule about to be printed."""
+    import shlex
+
+    from escoba.explore.recheck import recheck
+    from escoba.protocol.client import SubprocessSession
+
+    def replay(case_id: str) -> str:
+        if rules_file is None:
+            return ""
+        engine = f" --engine {shlex.quote(args.engine)}" if args.engine else ""
+        return f"escoba conformance{engine} --rules {shlex.quote(str(rules_file))} --case {shlex.quote(case_id)}"
+
+    if sys.stderr.isatty():
+        print("checking: every bundled scenario under the house rule…", file=sys.stderr)
+    return recheck(lambda: SubprocessSession(argv, timeout=args.timeout), found.house_rule, command=shown,
+                   rules_file=rules_file, replay=replay)  # fmt: skip
 
 
 def write(found, out) -> dict:
@@ -119,7 +147,7 @@ def write(found, out) -> dict:
     return written
 
 
-def render(found, shown: str, written: dict) -> str:
+def render(found, shown: str, written: dict, checked=None) -> str:
     from escoba.conformance.compare import format_event
     from escoba.conformance.report import NAME_LIMIT
     from escoba.escape import terminal
@@ -163,10 +191,19 @@ def render(found, shown: str, written: dict) -> str:
     caveat = " (the nearest the rules can say: the divergences above remain)" if found.unmatched else ""
     lines.append(f"house rule{f' ({where})' if where else ''}{caveat}:")
     lines += [f"  {line}" for line in found.house_rule.splitlines()]
-    if found.departures or found.unmatched:
+    if checked is not None:
+        lines += ["", *render_check(checked, written.get("house_rule") is not None)]
+    if found.nothing_ran is not None:
+        lines += ["", f"FAILED: {found.nothing_ran}"]
+    elif found.departures or found.unmatched:
         lines += ["", f"DIFFERS: the engine departs from {found.closest}"]
     elif not found.decided:
         lines += ["", "UNDECIDED: no game ran to its end on the engine"]
+    elif checked is not None and checked.bugs:
+        lines += ["", f"FAILED: the engine plays {found.closest}, but {checked.failed} scenarios of it still fail"]
     else:
         lines += ["", f"OK: the engine plays {found.closest}"]
-    return "\n".join(map(terminal, lines)) + "\n"  # what the engine said, escaped (escoba.escape)
+    written = write(found, out) if out is not None else {}
+    if out is not None:
+        out.close()
+    checked = check(found, argv, shown, args, written.get("house_rule")) if args.check and found.nothing_ran is None else None

@@ -534,6 +534,10 @@ class Hand:
         self._legal = None
         self.scores = None
         self.points = points
+        if check and (len(piles) != self.sides or len(escobas) != self.sides or len(hands) != players):
+            # another seating's data (partners' shared piles at a table of four who play alone)
+            raise DeckError(f"{len(hands)} hands, {len(piles)} piles and {len(escobas)} escoba counts: "
+                            f"these rules seat {players} players as {self.sides} sides")  # fmt: skip
         if check:
             everything = sorted(stock + table + set_aside + [c for cards in (*hands, *piles) for c in cards])
             if everything != list(rules.deck.cards):

@@ -131,6 +131,7 @@ class Identification:
     adopted: list[str] = field(default_factory=list)  # each change to the hypothesis, in words
     house_rule: str = ""
     seconds: float = 0.0
+    nothing_ran: str | None = None  # why no game ran on the engine, in one sentence (None when one did)
 
     @property
     def exact(self) -> bool:
@@ -144,6 +145,7 @@ class Identification:
             "refused": self.refused, "seconds": round(self.seconds, 3), "closest": self.closest, "exact": self.exact,
             "departures": [d.to_json() for d in self.departures], "unmatched": [u.to_json() for u in self.unmatched],
             "decided": self.decided, "from_sent": self.from_sent, "undecided": self.undecided, "adopted": self.adopted, "house_rule": self.house_rule,
+            "nothing_ran": self.nothing_ran,
         }  # fmt: skip
 
 
@@ -208,7 +210,55 @@ def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
                 found[key].append((None, None))
             else:
                 add(key, value, point.rule.meaning(value, doc))
-    return {k: [v for v, _ in vs] for k, vs in found.items() if vs}
+    options = {k: [v for v, _ in vs] for k, vs in found.items() if vs}
+    # Which categories are scored is a point too: a bundled ruleset's category the hypothesis
+    # lacks, scored after the others or in place of one of them (most sevens for the primera).
+    mine = {str(c.get("id")) for c in _categories(doc)}
+    for category in _other_categories(mine):
+        options.setdefault(f"scoring.{category['id']}", []).append(category)
+        for replaced in sorted(mine):
+            if f"scoring.{replaced}" in options:
+                options[f"scoring.{replaced}"].append(category)
+    return options
+
+
+def _categories(doc: Mapping[str, Any]) -> list[dict]:
+    return list((doc.get("scoring") or {}).get("categories") or [])
+
+
+@functools.cache
+def _bundled_categories() -> list[dict]:
+    """Every distinct scoring category of the bundled rulesets (without its provenance), read once."""
+    found: dict[str, dict] = {}
+    for _name, doc, _points in bundled():
+        for category in _categories(doc):
+            plain = {k: v for k, v in category.items() if k != "provenance"}
+            found.setdefault(json.dumps(plain, sort_keys=True, ensure_ascii=False), plain)
+    return list(found.values())
+
+
+def _other_categories(ids: set[str]) -> list[dict]:
+    """The bundled categories whose id is none of `ids`."""
+    return [c for c in _bundled_categories() if str(c["id"]) not in ids]
+
+
+def changed(doc: Mapping[str, Any], key: str, value: Any) -> dict | None:
+    """`with_value`, and for a category key a whole category (a dict): scored in place of the
+    category the key names, or after the others where the document has no such category."""
+    parts = key.split(".")
+    if not (parts[0] == "scoring" and len(parts) == 2 and isinstance(value, dict)):
+        return with_value(doc, key, value)
+    out = copy.deepcopy(dict(doc))
+    cats = _categories(out)
+    if any(str(c.get("id")) == str(value["id"]) for c in cats if str(c.get("id")) != parts[1]):
+        return None  # the category is scored already
+    where = next((i for i, c in enumerate(cats) if str(c.get("id")) == parts[1]), None)
+    if where is None:
+        cats.append(copy.deepcopy(value))
+    else:
+        cats[where] = copy.deepcopy(value)
+    out.setdefault("scoring", {})["categories"] = cats
+    return out
 
 
 # ---------------------------------------------------------------------------------- the search
@@ -230,9 +280,12 @@ class _Identifier:
         self.passed: list[tuple[dict, CaseResult]] = []  # (case, result) of games run to their end
         self.unmatched: dict[str | None, Unmatched] = {}
         self.games = self.cases = self.refused = self.positions = 0
+        self.held: list[CaseResult] = []  # the results of the games the engine refused, crashed or timed out on
+        self.no_table = 0  # games at no table size both the ruleset and the engine (and --players) allow
         self.adopted: list[str] = []
         self.targeted: list[str] = []  # points whose candidate values targeted positions told apart
         self._compiled: dict[str, Any] = {}
+        self.measures = harness.declared.measures  # compared only where the engine says it reports them
 
     # ------------------------------------------------------------------ cases under a hypothesis
     def filled(self, data: Mapping[str, Any], doc: Mapping[str, Any]) -> dict | None:
@@ -258,7 +311,7 @@ class _Identifier:
         if path is None:
             return False
         said = _replayed(_upto(data, len(events)), path)
-        d = first_divergence(said, events)
+        d = first_divergence(said, events, self.measures)
         return d is None or (d.index >= len(events) and d.observed is None)
 
     def consistent(self, data: Mapping[str, Any], doc: Mapping[str, Any], events: Sequence[dict]) -> bool:
@@ -282,16 +335,26 @@ class _Identifier:
         """The hypothesis with only the points of `inferred` set (None if one cannot be)."""
         doc: dict | None = copy.deepcopy(self.base)
         for key, value in inferred.items():
-            doc = with_value(doc, key, value) if doc is not None else None
+            doc = changed(doc, key, value) if doc is not None else None
         return doc
+
+    def confine(self, filled: dict, result: CaseResult) -> None:
+        """A divergence no value explains stops only its own game there: the events before it
+        were the hypothesis's, so every later change must explain them too, and the points they
+        exercised are decided."""
+        d = result.divergence
+        if d is None or d.index == 0:
+            return
+        self.history.append((filled, list(result.events[: d.index])))
+        self.passed.append(({**filled, "expect": filled["expect"][: d.index]}, result))
 
     # ------------------------------------------------------------------ explaining a divergence
     def explain(self, data: dict, result: CaseResult) -> tuple[str | None, str | None, Any, dict] | None:
         """The smallest change of the hypothesis that explains the engine's events and every
         earlier game: (the point withdrawn or None, the point set or None, its value, the new
         hypothesis); or ("ruleset", name) as the point set and its value."""
-        events = result.events
         assert result.divergence is not None
+        events = _through(result)
         point = result.divergence.point
         starts: list[tuple[str | None, dict | None]] = [(None, self.doc)]
         starts += [(k, self.rebuilt({j: v for j, v in self.inferred.items() if j != k})) for k in reversed(self.inferred)]
@@ -303,7 +366,7 @@ class _Identifier:
             options = candidates(start)
             for key in _order(list(options), point):
                 for value in options[key]:
-                    doc = with_value(start, key, value)
+                    doc = changed(start, key, value)
                     if doc is not None and doc != self.doc and self.consistent(data, doc, events):
                         return withdrawn, key, value, doc
         found = self._another_ruleset(data, events)
@@ -316,7 +379,7 @@ class _Identifier:
         ranked = []
         for name, doc, _points in bundled():
             for key, value in self.inferred.items():
-                doc = with_value(doc, key, value) or doc
+                doc = changed(doc, key, value) or doc
             points = {p.key: p.meaning for p in positions(doc)}
             ranked.append((sum(points.get(k) != mine.get(k) for k in set(points) | set(mine)), name, doc))
         for _, name, doc in sorted(ranked, key=lambda r: (r[0], r[1])):
@@ -383,7 +446,7 @@ class _Identifier:
             def differs(data: dict, value: Any, doc: dict = doc, path: str = path, key: str = key, seen: dict = seen) -> bool:
                 from escoba.transcript.record import replayed_events
 
-                other = with_value(doc, key, value)
+                other = changed(doc, key, value)
                 rules = self.compiled(other) if other is not None else None
                 if rules is None:
                     return False
@@ -415,6 +478,7 @@ class _Identifier:
         rules = escoba.load_ruleset(path)
         counts = self.counts(self.doc)
         if not counts:
+            self.no_table += 1
             return
         setup = random_setup(rules, rng, counts, self.harness.supports("match"), STYLES)
         played = play_game(rules, setup)
@@ -442,9 +506,11 @@ class _Identifier:
                 # A refusal, a crash, a timeout, or a failure of the protocol itself (a flood,
                 # a 5,000-digit number, NaN): no event the rules could explain
                 self.refused += 1
+                self.held.append(result)
                 return False
             point = result.divergence.point
             if point in self.unmatched:
+                self.confine(filled, result)
                 return False
             change = self.explain(filled, result)
             if change is None:
@@ -453,10 +519,11 @@ class _Identifier:
                 if result.divergence is not None and result.divergence.explained == "value":
                     point = concerns(result.divergence)
                 self.unmatched[point] = Unmatched(point, filled, result)
+                self.confine(filled, result)
                 return False
             withdrawn, key, value, doc = change
             self.doc = doc
-            self.history.append((filled, list(result.events)))  # what every later change must explain too
+            self.history.append((filled, _through(result)))  # what every later change must explain too
             if withdrawn is not None:
                 self.inferred.pop(withdrawn)
                 self.evidence.pop(withdrawn, None)
@@ -489,6 +556,14 @@ def _order(keys: list[str], point: str | None) -> list[str]:
         near = COMMON_CONCERNS.get(point, (concern(point),))
     # Points of other concerns are not tried: a value there would have been named instead.
     return sorted((k for k in keys if point is None or k == point or concern(k) in near), key=lambda k: k != point)
+
+
+def _through(result: CaseResult) -> list[dict]:
+    """The engine's events up to its divergent one: the rest of that reply (a hand's scores and
+    its end after a divergent score) is judged under the hypothesis that explains it, in the next
+    run of the game, where a bug after it is a divergence of its own."""
+    d = result.divergence
+    return list(result.events if d is None else result.events[: d.index + 1])
 
 
 def _upto(data: Mapping[str, Any], count: int) -> dict:
@@ -602,9 +677,15 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
                            cases=work.cases, refused=work.refused, adopted=work.adopted)  # fmt: skip
     mine = {p.key: p for p in positions(work.doc)}
     exercised = work.exercised()
-    decided = [k for k in mine if k in exercised or k in work.inferred or k in work.targeted]
+    # Which categories are scored is decided by any hand that was scored, and the deck by any
+    # deal: the engine played the ruleset's deck (it refuses a start with a deck it lacks).
+    played = bool(work.passed)
+    categories = {k for k in mine if _is_category(k)} if played else set()
+    decks = {k for k in mine if k.startswith("deck.")} if played else set()
+    decided = [k for k in mine if k in exercised or k in work.inferred or k in work.targeted or k in categories or k in decks]
     decided += [k for k in work.inferred if k not in mine]  # a category found not scored
     found.decided = decided
+    found.nothing_ran = _why_nothing_ran(work)
     for key in mine:
         if key not in decided:
             found.undecided[key] = "no game that ran to its end exercised it" if not work.refused else "no game that ran to its end exercised it (the engine refused or failed some games)"
@@ -614,11 +695,17 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
             found.undecided.pop(u.point, None)
     sent = {p.key: p for p in positions(work.sent)}
     gone = [k for k in sent if k not in mine and k.split(".")[0] == "scoring" and ".".join(k.split(".")[:2]) not in mine]
-    found.from_sent = [k for k in decided if _meaning(sent, k) != _meaning(mine, k)] + [k for k in gone if k.count(".") == 1]
+    from_sent = [k for k in decided if _meaning(sent, k) != _meaning(mine, k)] + [k for k in gone if k.count(".") == 1]
+    # a category scored or not says its parts: they are not listed again
+    found.from_sent = [k for k in dict.fromkeys(from_sent) if k.count(".") < 2 or ".".join(k.split(".")[:2]) not in from_sent]
     # The closest bundled ruleset, over the decided points; the ruleset sent wins a tie.
     best: tuple | None = None
     for rid, _doc, theirs in bundled():
-        differ = [k for k in decided if _meaning(theirs, k) != _meaning(mine, k)]
+        # a category the ruleset scores and the engine was not seen to is a difference too
+        gone = [k for k in theirs if _is_category(k) and k not in mine and k not in decided] if played else []
+        differ = [k for k in [*decided, *gone] if _meaning(theirs, k) != _meaning(mine, k)]
+        # the points of a category one of the two does not score are said by the category
+        differ = [k for k in differ if k.count(".") < 2 or ".".join(k.split(".")[:2]) not in differ]
         total = sum(_meaning(theirs, k) != _meaning(mine, k) for k in set(mine) | set(theirs))
         rank = (len(differ), rid != work.sent_name, total, rid)
         if best is None or rank < best[0]:
@@ -631,9 +718,30 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
         evidence = work.evidence.get(key) or (work.passed[0][0] if work.passed else {})
         label = p.label if p is not None else other.label if other is not None else key
         value, text = (p.value, p.text) if p is not None else (None, "not scored")
+        if p is not None and _is_category(key):  # a category the closest ruleset lacks: all of it
+            value = next(c for c in _categories(work.doc) if f"scoring.{c['id']}" == key)
+            value = {k: v for k, v in value.items() if k != "provenance"}
         found.departures.append(Departure(key, label, value, text, other.text if other else "no such category", evidence))
     found.house_rule = house_rule(found, mine, name or engine)
     return found
+
+
+def _why_nothing_ran(work: _Identifier) -> str | None:
+    """One sentence saying why no game ran on the engine (None when one did: passed or diverged)."""
+    from escoba.conformance.runner import nothing_ran
+
+    if work.cases > len(work.held):
+        return None
+    if work.held:
+        return nothing_ran(work.held)
+    if work.no_table:
+        return f"no game could run: {work.no_table} games had no table size that both the ruleset and the engine allow"
+    return "no game could run: none was playable"
+
+
+def _is_category(key: str) -> bool:
+    """Is this point key a whole scoring category (`scoring.primera`), not one of its parts?"""
+    return key.startswith("scoring.") and key.count(".") == 1
 
 
 def _minimal_cases(harness: Harness, found: Identification, work: _Identifier) -> None:
@@ -684,7 +792,9 @@ def house_rule(found: Identification, mine: Mapping[str, Any], engine: str) -> s
         parts = d.point.split(".")
         if parts[0] == "values":
             doc.setdefault("values", {})[parts[1]] = d.value
-        elif parts[0] == "scoring" and len(parts) == 2:
+        elif parts[0] == "scoring" and len(parts) == 2 and isinstance(d.value, dict):  # a category scored that the closest lacks
+            doc.setdefault("scoring", {}).setdefault("categories", []).append({**d.value, "provenance": citation})
+        elif parts[0] == "scoring" and len(parts) == 2:  # a category the closest scores and the engine does not
             doc.setdefault("scoring", {}).setdefault("categories", []).append({"id": parts[1], "remove": True})
         elif parts[0] == "scoring" and len(parts) == 3:
             cats = doc.setdefault("scoring", {}).setdefault("categories", [])

@@ -95,16 +95,32 @@ class Exploration:
     findings: list[Finding] = field(default_factory=list)
     seconds: float = 0.0
     shrink_runs: int = 0  # smaller cases run while shrinking
+    held: list[CaseResult] = field(default_factory=list, repr=False)  # the cases the engine refused as unsupported
+    no_table: int = 0  # games at no table size both the ruleset and the engine (and --players) allow
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        """No divergence, and something ran: a run where nothing could run is never OK."""
+        return not self.findings and self.why_nothing_ran is None
+
+    @property
+    def why_nothing_ran(self) -> str | None:
+        """One sentence saying why no case ran on the engine (None when one did)."""
+        from escoba.conformance.runner import nothing_ran
+
+        if self.cases > len(self.held):
+            return None
+        if self.held:
+            return nothing_ran(self.held)
+        if self.no_table:
+            return f"no game could run: {self.no_table} of {self.games} games had no table size that both the ruleset and the engine allow"
+        return "no game could run: none was playable"
 
     def to_json(self) -> dict:
         return {
             "engine": self.engine, "rulesets": self.rulesets, "seed": self.seed, "games": self.games,
             "cases": self.cases, "skipped": self.skipped, "shrink_runs": self.shrink_runs,
-            "seconds": round(self.seconds, 3), "ok": self.ok, "findings": [f.to_json() for f in self.findings],
+            "seconds": round(self.seconds, 3), "ok": self.ok, "nothing_ran": self.why_nothing_ran, "findings": [f.to_json() for f in self.findings],
         }  # fmt: skip
 
 
@@ -149,6 +165,7 @@ def explore(
             run.games += 1
             if not counts:
                 run.skipped += 1
+                run.no_table += 1
                 continue
             setup = random_setup(rules, rng, counts, matches and harness.supports("match"))
             played = play_game(rules, setup)
@@ -172,6 +189,7 @@ def explore(
                 run.cases += 1
                 if result.outcome == "unsupported":
                     run.skipped += 1
+                    run.held.append(result)
                     continue
                 if result.outcome == "pass":
                     continue

@@ -1,0 +1,60 @@
+"""Identify's check of its own answer: every bundled scenario, under the rules it is about to print.
+
+`escoba identify` infers a house rule from seeded games and targeted positions. Before it prints
+that rule, the engine runs every bundled case as a scenario of it, exactly as
+`escoba conformance --rules FILE` would (`escoba.conformance.runner.Runner` with the rules
+declared): the cases that still fail are the engine's bugs, or points identify could not decide,
+and the output lists them by kind (`RunReport.bugs`), so that nobody reads an inferred rule as
+"the engine passes everything" when it does not.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from escoba.protocol.client import Session
+
+
+@dataclass
+class Recheck:
+    """The bundled scenarios run under the inferred rules: how many ran, and what failed."""
+
+    total: int  # bundled cases
+    ran: int  # of which the engine played (not skipped)
+    passed: int
+    bugs: list[Any] = field(default_factory=list)  # escoba.conformance.bugs.Bug, one per kind of departure
+    nothing_ran: str | None = None  # why no case ran, in one sentence (None when one did)
+    report: Any = field(default=None, repr=False)  # the whole RunReport (its bug section is rendered as conformance renders it)
+
+    @property
+    def failed(self) -> int:
+        return sum(len(b.cases) for b in self.bugs)
+
+    def to_json(self) -> dict:
+        return {"total": self.total, "ran": self.ran, "passed": self.passed, "nothing_ran": self.nothing_ran,
+                "bugs": [b.to_json() for b in self.bugs]}  # fmt: skip
+
+
+def recheck(connect: Callable[[], Session], house_rule: str, *, command: str = "", rules_file: Path | None = None,
+            replay: Callable[[str], str] | None = None) -> Recheck:  # fmt: skip
+    """Every bundled case, as a scenario of `house_rule` (ruleset YAML text), on the engine.
+    `rules_file`: where that text was written (its replay commands name it); otherwise a
+    scratch copy is used and removed."""
+    from escoba.conformance.declared import OPTION, load_declared
+    from escoba.conformance.runner import Runner, collect
+
+    with tempfile.TemporaryDirectory(prefix="escoba-recheck-") as scratch:
+        if rules_file is None:
+            import yaml
+
+            rules_file = Path(scratch) / f"{yaml.safe_load(house_rule)['id']}.yaml"
+            rules_file.write_text(house_rule, encoding="utf-8")
+        declared = load_declared(str(rules_file), OPTION)
+        runner = Runner(connect, command=command, rules=declared, replay=replay or (lambda case_id: ""))
+        report = runner.run(collect())
+    counts = report.counts()
+    return Recheck(len(report.results), report.ran, counts["pass"], report.bugs(), report.why_nothing_ran(), report)
