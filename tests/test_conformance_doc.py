@@ -9,6 +9,7 @@ the docs after a deliberate change: `python tests/test_conformance_doc.py` print
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 import shlex
@@ -139,7 +140,42 @@ def declared_base() -> str:
     return shown("escoba conformance --engine 'python my_engine.py' --rules base", _fixed_report("base"))
 
 
+PAMPA = "python tests/engines/outside/pampa/engine.py"  # an outside engine: four departures from base, two bugs
+
+
+@functools.cache
+def _author_path() -> tuple[str, str]:
+    """The author's path on pampa: identify writes its rules into pampa-rules/, conformance
+    declares them (both in a scratch folder, shown as the reader's own)."""
+    import tempfile
+
+    engine = f"{shlex.quote(sys.executable)} tests/engines/outside/pampa/engine.py"
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(ROOT):
+        out = Path(scratch) / "pampa-rules"
+        found = cli("identify", "--engine", engine, "--out", str(out))
+        rules = out / "pampa-inferred.yaml"
+        report = cli("conformance", "--engine", engine, "--rules", str(rules), "--no-targeted", "-q")
+    def mine(text: str) -> str:
+        return text.replace(engine, PAMPA).replace(str(out), "pampa-rules")
+
+    tail = "\n".join(mine(report).splitlines()[-14:]) + "\n"
+    return (
+        shown(f'escoba identify --engine "{PAMPA}" --out pampa-rules', mine(found)),
+        shown(f'escoba conformance --engine "{PAMPA}" --rules pampa-rules/pampa-inferred.yaml --no-targeted -q | tail -n 14', tail),
+    )
+
+
+def author_identify() -> str:
+    return _author_path()[0]
+
+
+def author_conformance() -> str:
+    return _author_path()[1]
+
+
 PRODUCERS: dict[str, Callable[[], str]] = {
+    "author-identify": author_identify,
+    "author-conformance": author_conformance,
     "audit": audit,
     "declared": declared,
     "declared-base": declared_base,
@@ -162,6 +198,7 @@ def blocks() -> dict[str, str]:
 
 
 def normal(text: str) -> str:
+    text = re.sub(r"; \d+\.\d s\n", "; N s\n", text)  # identify's run time
     return re.sub(r"\(\d+\.\d s\)", "(N s)", text)
 
 

@@ -40,7 +40,7 @@ def test_readme_house_rule_checks_and_shows(tmp_path: Path, monkeypatch: pytest.
 
 def test_readme_commands_parse_and_name_what_exists() -> None:
     """Every `escoba …` line in the README's shell blocks parses; the files it reads exist (or are the README's own)."""
-    own = {"velo-dos.yaml", "./my-engine"}
+    own = {"velo-dos.yaml", "./my-engine", "my-rules.yaml", "my-rules/my-engine-inferred.yaml"}  # the README's own files (the last written by its identify)
     commands = [line for block in blocks("sh") for line in block.splitlines() if line.startswith("escoba ")]
     assert len(commands) >= 8
     for line in commands:
@@ -57,3 +57,16 @@ def test_quick_start_is_two_commands() -> None:
     """The Quick start block is exactly the two commands it promises."""
     quick = README.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     assert quick.splitlines() == ["pip install . && escoba conformance", "pip install '.[test]' && python -m pytest"]
+
+
+def test_a_new_engine_needs_three_commands() -> None:
+    """The README shows a new engine going from nothing to a full report in at most three
+    commands: install, identify writing the rules file, conformance declaring that file."""
+    part = README.split("From nothing to a full report, three commands:", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in part.splitlines() if line.strip()]
+    assert len(commands) <= 3 and commands[0].startswith("pip install")
+    identify, conformance = shlex.split(commands[1]), shlex.split(commands[2])
+    assert identify[:2] == ["escoba", "identify"] and conformance[:2] == ["escoba", "conformance"]
+    out = identify[identify.index("--out") + 1]
+    assert conformance[conformance.index("--rules") + 1].startswith(f"{out}/")
+

@@ -93,9 +93,13 @@ def run(args: argparse.Namespace) -> int:
         if progress:
             progress.clear()
     written = write(found, out) if out is not None else {}
-    if out is not None:
-        out.close()
-    checked = check(found, argv, shown, args, written.get("house_rule")) if args.check and found.nothing_ran is None else None
+    checked = None
+    try:
+        if args.check and found.nothing_ran is None:
+            checked = check(found, argv, shown, args, written, out)
+    finally:
+        if out is not None:
+            out.close()
     if args.format == "json":
         import json
 
@@ -108,23 +112,28 @@ def run(args: argparse.Namespace) -> int:
     return 0 if found.exact and (checked is None or not checked.bugs) else 1
 
 
-def check(found, argv: list[str], shown: str, args: argparse.Namespace, rules_file):
-    """The bundled scenarios run on the engine under the house rule about to be printed."""
+def check(found, argv: list[str], shown: str, args: argparse.Namespace, written: dict, out):
+    """The bundled scenarios run on the engine under the house rule about to be printed (and
+    written again, into `written`, when a scenario decides a point the games did not)."""
     import shlex
 
-    from escoba.explore.recheck import recheck
+    from escoba.explore.recheck import settle
     from escoba.protocol.client import SubprocessSession
 
+    def save(found):
+        if out is not None:
+            written.update(write(found, out))
+        return written.get("house_rule")
+
     def replay(case_id: str) -> str:
-        if rules_file is None:
+        if "house_rule" not in written:
             return ""
         engine = f" --engine {shlex.quote(args.engine)}" if args.engine else ""
-        return f"escoba conformance{engine} --rules {shlex.quote(str(rules_file))} --case {shlex.quote(case_id)}"
+        return f"escoba conformance{engine} --rules {shlex.quote(str(written['house_rule']))} --case {shlex.quote(case_id)}"
 
     if sys.stderr.isatty():
         print("checking: every bundled scenario under the house rule…", file=sys.stderr)
-    return recheck(lambda: SubprocessSession(argv, timeout=args.timeout), found.house_rule, command=shown,
-                   rules_file=rules_file, replay=replay)  # fmt: skip
+    return settle(lambda: SubprocessSession(argv, timeout=args.timeout), found, command=shown, save=save, replay=replay)
 
 
 def write(found, out) -> dict:
@@ -166,6 +175,8 @@ def render(found, shown: str, written: dict, checked=None) -> str:
             if d.case is not None:
                 where = written.get(d.case["id"])
                 lines.append(f"    case: {where or d.case['id']} ({len(d.case['expect'])} events)")
+            elif d.scenario is not None:
+                lines.append(f"    no game decided it; the bundled scenario {d.scenario} did (the check below)")
     else:
         lines.append("departs on no rule point the games decided")
     for u in found.unmatched:

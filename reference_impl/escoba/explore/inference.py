@@ -86,12 +86,14 @@ class Departure:
     found: dict  # the game that showed it (under the hypothesis of the time)
     case: dict | None = None  # the minimal case, under the closest ruleset
     steps: list[str] = field(default_factory=list)
+    scenario: str | None = None  # for a point no game decided: the bundled scenario that proved it (the check)
 
     def to_json(self) -> dict:
         return {
             "point": self.point, "label": self.label, "value": self.value, "text": self.text,
             "closest": self.closest_text, "case": self.case["id"] if self.case else None,
             "case_events": case_length(self.case) if self.case else None, "shrink_steps": self.steps,
+            "scenario": self.scenario,
         }  # fmt: skip
 
 
@@ -132,6 +134,7 @@ class Identification:
     house_rule: str = ""
     seconds: float = 0.0
     nothing_ran: str | None = None  # why no game ran on the engine, in one sentence (None when one did)
+    name: str = ""  # the engine's name, as the house rule's id and title say it
 
     @property
     def exact(self) -> bool:
@@ -722,7 +725,8 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
             value = next(c for c in _categories(work.doc) if f"scoring.{c['id']}" == key)
             value = {k: v for k, v in value.items() if k != "provenance"}
         found.departures.append(Departure(key, label, value, text, other.text if other else "no such category", evidence))
-    found.house_rule = house_rule(found, mine, name or engine)
+    found.name = name or engine
+    found.house_rule = house_rule(found, mine, found.name)
     return found
 
 
@@ -810,6 +814,47 @@ def house_rule(found: Identification, mine: Mapping[str, Any], engine: str) -> s
             section.setdefault("provenance", {})[parts[1]] = citation
     text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
     return text
+
+
+def proven(found: Identification, bugs: Sequence[Any], doc: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """The points no game decided that a scenario of the check proves another value of: the
+    runner's attribution found that value alone reproduces what the engine did
+    (`escoba.conformance.attribute`, "value"); point → (the value, the first case). `bugs`: the
+    check's kinds of failure (`RunReport.bugs`); `doc`: the house rule they ran under, resolved."""
+    from escoba.conformance.attribute import VALUE, _shown
+    from escoba.rules.points import other_values, positions
+
+    mine = {p.key: p for p in positions(doc)}
+    found_values: dict[str, tuple[Any, str]] = {}
+    for bug in bugs:
+        if bug.explained != VALUE or bug.point not in found.undecided or bug.point not in mine or bug.point in found_values:
+            continue
+        position = mine[bug.point]
+        for value in other_values(doc, position):
+            shown = "not scored" if value is None else _shown(position.rule, value, doc)
+            if shown == bug.inferred:
+                found_values[bug.point] = (value, bug.cases[0])
+                break
+    return found_values
+
+
+def adopt(found: Identification, values: Mapping[str, tuple[Any, str]]) -> None:
+    """Each point a scenario proved (`proven`) becomes a departure, decided, and the house rule
+    is written again with it."""
+    from escoba.rules.points import positions
+
+    closest_doc = next(d for n, d, _ in bundled() if n == found.closest)
+    theirs = {p.key: p for p in positions(closest_doc)}
+    for key, (value, case_id) in values.items():
+        doc = changed(closest_doc, key, value)
+        p = {q.key: q for q in positions(doc)}.get(key) if doc is not None else None
+        if p is None or key not in theirs:
+            continue
+        found.departures.append(Departure(key, p.label, value, p.text, theirs[key].text, {}, scenario=case_id))
+        found.undecided.pop(key, None)
+        found.decided.append(key)
+        found.adopted.append(f"the check's scenario {case_id}: {key} = {_shown(value)}")
+    found.house_rule = house_rule(found, {}, found.name)
 
 
 def cases_of(found: Identification) -> Iterator[dict]:

@@ -39,6 +39,28 @@ class Recheck:
                 "bugs": [b.to_json() for b in self.bugs]}  # fmt: skip
 
 
+def settle(connect: Callable[[], Session], found: Any, *, command: str = "", save: Callable[[Any], Path | None] = lambda found: None,
+           replay: Callable[[str], str] | None = None) -> Recheck:  # fmt: skip
+    """The check of identify's house rule (`recheck`); where a scenario proves the value of a
+    point no game decided (a deal where nobody captures, which seeded games rarely reach), that
+    value joins the house rule (`escoba.explore.inference.adopt`) and the check runs once more.
+    `save`: writes the house rule where the user asked (None: nowhere), before each check."""
+    from escoba.explore.inference import adopt, proven
+    from escoba.rules import load_resolved
+
+    checked = recheck(connect, found.house_rule, command=command, rules_file=save(found), replay=replay)
+    if checked.report is None or not checked.bugs:
+        return checked
+    with tempfile.TemporaryDirectory(prefix="escoba-recheck-") as scratch:
+        rules_file = Path(scratch) / "rules.yaml"
+        rules_file.write_text(found.house_rule, encoding="utf-8")
+        values = proven(found, checked.bugs, load_resolved(str(rules_file)).doc)
+    if not values:
+        return checked
+    adopt(found, values)
+    return recheck(connect, found.house_rule, command=command, rules_file=save(found), replay=replay)
+
+
 def recheck(connect: Callable[[], Session], house_rule: str, *, command: str = "", rules_file: Path | None = None,
             replay: Callable[[str], str] | None = None) -> Recheck:  # fmt: skip
     """Every bundled case, as a scenario of `house_rule` (ruleset YAML text), on the engine.
