@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from test_outside_declared import MANIFEST, ROOT, _matches, engines, runnable
 
 pytestmark = pytest.mark.skipif(not MANIFEST.exists(), reason="the outside engines (tests/engines/outside/) are not in this checkout")
