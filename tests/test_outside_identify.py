@@ -7,9 +7,8 @@ declared to `escoba conformance`, says the same).
 pampa (a Python engine: partners at four, capture if any card can, an opening 30 unsplit, most
 sevens for the primera, no escoba with one's own last card; two bugs) runs in the everyday suite
 (about 30 s). The others run in the deep profile (HYPOTHESIS_PROFILE=deep) or with
-ESCOBA_OUTSIDE=1: a few minutes each. An engine whose rules no bundled ruleset and no point's
-value can say (tucuman's primera ranked by counts of sevens, sixes, aces…) is an expected
-failure, with the reason.
+ESCOBA_OUTSIDE=1: a few minutes each (crisol and aalborg pass). An engine identify cannot yet
+answer for is an expected failure, with the reason (`BEYOND`).
 """
 
 from __future__ import annotations
@@ -33,8 +32,10 @@ EVERYDAY = {"pampa"}
 # among no point's readings): the check then lists it among the failures, as it must.
 BEYOND = {
     "tucuman": "its primera measure (most sevens, then sixes, aces, …) is in no bundled ruleset",
-    "settebello": "a Scopa engine on the Italian deck with points (a primiera without the all-suits rule) no bundled ruleset has",
-    "aalborg": "its rules are not all inferable yet (see the check it prints)",
+    "settebello": (
+        "identify, sent scopa, names 2 of its departures (fewest cards first, no scopa with one's own last card) but the check "
+        "still fails most scenarios on common.captures, which no rule point explains: not yet understood"
+    ),
 }
 
 
@@ -46,7 +47,9 @@ def identified(name: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
     if name not in _IDENTIFIED:
         engine = engines()[name]
         out = tmp_path_factory.mktemp(f"identify-{name}")
-        cmd = [sys.executable, "-m", "escoba", "identify", "--engine", engine["command"], "--out", str(out), "--format", "json"]
+        # sent the ruleset the engine's own family starts from (an author of a Scopa engine sends scopa)
+        sent = str(engine.get("extends") or "base")
+        cmd = [sys.executable, "-m", "escoba", "identify", "--engine", engine["command"], "--ruleset", sent, "--out", str(out), "--format", "json"]  # fmt: skip
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=ROOT)
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr
@@ -59,6 +62,21 @@ class _Bug:
 
     def __init__(self, data: dict):
         self.point, self.cls, self.title = data["point"], data["class"], data["title"]
+
+
+def _shows(bug: dict, planted: dict) -> bool:
+    """A bug of the check's JSON is a planted one: `_matches` (its rule point, or its class), or
+    a point of which the planted one names a part (scoring.velo for scoring.velo.award), or,
+    where no rule point explains it, the event it first shows in is one the manifest says the
+    planted bug can show in (`score:<category>` for a category's score)."""
+    points = planted.get("points", ())
+    if _matches(_Bug(bug), planted) or any(str(p).startswith(f"{bug['point']}.") for p in points if bug["point"]):
+        return True
+    if bug["explained"] is not None:
+        return False
+    event = bug["first"]["expected"] or bug["first"]["observed"] or {}
+    kind = str(event.get("event"))
+    return (f"score:{event.get('category')}" if kind == "score" else kind) in {str(e) for e in planted.get("events", ())}
 
 
 def params() -> list:
@@ -84,11 +102,10 @@ def test_identify_prints_rules_under_which_only_the_planted_bugs_fail(name, tmp_
     check = report["check"]
     assert check is not None and check["nothing_ran"] is None, report
     assert check["ran"] >= 0.9 * check["total"], check
-    bugs = [_Bug(b) for b in check["bugs"]]
     planted = engine.get("bugs", [])
-    unplanted = [b.title for b in bugs if not any(_matches(b, p) for p in planted)]
+    unplanted = [b["title"] for b in check["bugs"] if not any(_shows(b, p) for p in planted)]
     assert not unplanted, (unplanted, report["house_rule"])
-    assert bugs, "no planted bug shows in any scenario"
+    assert check["bugs"], "no planted bug shows in any scenario"
 
 
 def test_the_house_rule_is_what_conformance_declares_and_says_the_same(tmp_path_factory):

@@ -12,9 +12,13 @@ first:
    (ties to all or to nobody, "at least" for "more than", most for a threshold, 0–4 points);
    the point the runner attributed the divergence to is tried first. A value explains the
    divergence when the reference engine, playing the same deal and moves under the changed
-   hypothesis, says every event the engine said, the divergent one included;
-2. **another bundled ruleset**, with the points already inferred laid over it (a category
-   scored that the hypothesis lacks is no single point).
+   hypothesis, says every event the engine said, the divergent one included.
+   Which categories are scored is a point too: a bundled ruleset's category the hypothesis
+   lacks may be scored after the others, or in place of one (`changed`);
+2. **another bundled ruleset**, with the points already inferred laid over it.
+
+A change is judged on the engine's events up to its divergent one (`_through`): what follows in
+the same reply is judged when the game runs again under the new hypothesis.
 
 A change must also explain every game played before (the engine passed each under the
 hypothesis of its time); when no change of the hypothesis does, each earlier adoption is
@@ -23,10 +27,16 @@ guess two points could explain (an opening 30 ignored: at most one group, or onl
 splits) is corrected by a later game that tells them apart. A change that explains it is
 adopted and the game is run again; a divergence nothing explains
 is reported as "differs: no value of this rule point matches", with its case, and never
-guessed. Games the engine refuses, crashes or times out on decide nothing.
+guessed; it stops only its own game there (`confine`): the events before it still count. Games
+the engine refuses, crashes or times out on decide nothing.
+
+`escoba identify` then checks the house rule on every bundled scenario
+(`escoba.explore.recheck`); a point no game decided that a scenario proves (`proven`) joins it
+(`adopt`).
 
 The result names the bundled ruleset closest to the final hypothesis (over the points some game
-that ran to its end exercised: see `escoba.conformance.profile`), each point where the engine
+that ran to its end exercised: see `escoba.conformance.profile`; which categories are scored and
+the deck, which any such game decides, always count), each point where the engine
 departs from it with the minimal case that shows it (`escoba.explore.shrinking`), the points
 no game decided, and a house rule (`extends:` the closest ruleset, each departing point set and
 marked `status: inferred`) under which the engine passes every game played.
