@@ -36,8 +36,9 @@ BEYOND = {
         "capturer kept as a turn index) reads as leftovers.to: dealer in the games that decide that point"
     ),
     "settebello": (
-        "identify, sent scopa, names 2 of its departures (fewest cards first, no scopa with one's own last card) but the check "
-        "still fails most scenarios on common.captures, which no rule point explains: not yet understood"
+        "most of the check's failures follow its planted capture bug (the table card last in deck order never taken "
+        "alone): the engine refuses the move the scenario plays there and says nothing more, and each event it then "
+        "leaves out (a deal, the leftovers, a score) is listed as a kind of failure of its own, not as a consequence"
     ),
 }
 
