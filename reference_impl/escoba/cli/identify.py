@@ -214,7 +214,22 @@ def render(found, shown: str, written: dict, checked=None) -> str:
         lines += ["", f"FAILED: the engine plays {found.closest}, but {checked.failed} scenarios of it still fail"]
     else:
         lines += ["", f"OK: the engine plays {found.closest}"]
-    written = write(found, out) if out is not None else {}
-    if out is not None:
-        out.close()
-    checked = check(found, argv, shown, args, written.get("house_rule")) if args.check and found.nothing_ran is None else None
+    return "\n".join(map(terminal, lines)) + "\n"  # what the engine said, escaped (escoba.escape)
+
+
+def render_check(checked, written: bool) -> list[str]:
+    """The bundled scenarios under the house rule: how many ran and passed, and each kind of
+    failure left, as the conformance report's bug section says it."""
+    from escoba.conformance.report import render_bugs
+
+    if checked.nothing_ran is not None:
+        return [f"checked under this house rule: {checked.nothing_ran}"]
+    head = (f"checked under this house rule: the engine ran {checked.ran} of the {checked.total} bundled scenarios, "
+            f"{checked.passed} passed")  # fmt: skip
+    if not checked.bugs:
+        return [head + ", none failed"]
+    lines = [head + f"; {checked.failed} still fail (the engine's bugs, or points the games could not decide):"]
+    lines += render_bugs(checked.report)[1:]
+    if not written:
+        lines.append("  (--out DIR writes the house rule, and each failure's replay command names it)")
+    return lines
