@@ -109,7 +109,9 @@ def test_the_solvers_agree_with_their_tables_kept():
             endgame._memos.clear()
             fresh.append(endgame.best_move(state))
         assert kept == fresh, ruleset
-        assert endgame.compact_plays(rules), ruleset
+        # Scopa's three kings redealt and Cirulla's declarations and opening tables are points the
+        # compact solver does not list: the reference solver plays those two.
+        assert endgame.compact_plays(rules) == (ruleset not in ("scopa", "cirulla")), ruleset
 
 
 def test_history_rulesets_are_solved_by_the_reference():

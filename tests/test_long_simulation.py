@@ -59,9 +59,21 @@ def kind_takes(rules, total: str, card: int, take: tuple[int, ...]) -> bool:
     return sum(rules.deck.value[c] for c in take) == rules.deck.value[card]
 
 
+def takes_whole_table(rules, card: int, table: list[int]) -> bool:
+    """The `sum: table` kind restated: a card of its ranks takes every card on a table that is
+    not empty, unless (`unless_same_rank`) a card of its own rank lies there."""
+    kind, deck = rules.table_kind, rules.deck
+    if kind is None or not table or deck.is_joker(card) or deck.rank_ids[deck.rank[card]] not in kind.ranks:
+        return False
+    return not (kind.unless_same_rank and any(deck.rank[c] == deck.rank[card] for c in table))
+
+
 def allowed_captures(rules, card: int, table: list[int]) -> set[Move]:
     """Brute force over every subset of the table: what each capture kind allows after its
-    priority (a single card first; the fewest cards), all kinds together."""
+    priority (a single card first; the fewest cards), all kinds together; a card that takes
+    the whole table (`sum: table`) has that capture alone."""
+    if takes_whole_table(rules, card, table):
+        return {Move(card, tuple(sorted(table)))}
     subsets = [take for size in range(1, len(table) + 1) for take in itertools.combinations(sorted(table), size)]
     found: set[Move] = set()
     for total, priority in rules.capture_kinds:
@@ -87,7 +99,10 @@ def check_legal_moves(hand: Hand) -> None:
     for move in legal:
         assert move.card in held
         assert set(move.take) <= set(table) and len(set(move.take)) == len(move.take)
-        if move.take:
+        if move.take and takes_whole_table(rules, move.card, table):
+            assert sorted(move.take) == sorted(table), move
+            captures.add(move)
+        elif move.take:
             assert any(kind_takes(rules, total, move.card, move.take) for total, _ in rules.capture_kinds), move
             captures.add(move)
     can_capture = {card: False for card in held}
@@ -186,7 +201,8 @@ def test_thousand_hands_keep_every_invariant(ruleset: str) -> None:
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_matches_add_up_and_end_at_the_target(ruleset: str) -> None:
     """Totals are the sums of hand points, the deal rotates as the rules say, and a match ends
-    exactly when a side leads at or over the target (or ties under shared_win)."""
+    exactly when a side leads at or over the target (or ties under shared_win), or when one
+    side's captures meet a condition that wins at once."""
     rules = escoba.load_ruleset(ruleset)
     for seed in range(MATCHES_PER_RULESET):
         players = rules.player_counts[seed % len(rules.player_counts)]
@@ -204,6 +220,13 @@ def test_matches_add_up_and_end_at_the_target(ruleset: str) -> None:
             assert match.totals == totals
             reached = [s for s in range(match.sides) if totals[s] >= match.target]
             leaders = [s for s in reached if totals[s] == max(totals[r] for r in reached)] if reached else []
+            # A side whose captures meet a condition of match.wins_outright wins at once, whatever
+            # the totals (several at once: another hand, unless ties are shared wins).
+            history = hand.history() or [None] * match.sides
+            outright = [s for s in range(match.sides)
+                        if any(o.measure(hand.piles[s], hand.escobas[s], history[s]) for o in rules.wins_outright)]  # fmt: skip
+            if outright:
+                leaders = outright if len(outright) == 1 or rules.tie == "shared_win" else []
             if len(leaders) == 1 or (leaders and rules.tie == "shared_win"):
                 assert match.winners == leaders
             else:
