@@ -66,6 +66,7 @@ class _Bug:
 
     def __init__(self, data: dict):
         self.point, self.cls, self.title = data["point"], data["class"], data["title"]
+        self.explained = data.get("explained")
 
 
 def _shows(bug: dict, planted: dict) -> bool:
