@@ -18,6 +18,7 @@ from escoba.rules.frozen import freeze
 from escoba.rules.points import REQUIRED, RulePoint, meanings_of
 from escoba.rules.points.capture import kinds_of
 from escoba.rules.points.catalogue import CATEGORY_POINTS, SECTION_POINTS, category_value, section_value
+from escoba.rules.points.match import Outright
 
 
 @dataclass(frozen=True)
@@ -44,19 +45,6 @@ class Category:
     # values added up (a declaration, engine/declarations.py); table: the opening table, for
     # the dealer's side.
     measured_on: str = "pile"
-
-
-@dataclass(frozen=True)
-class Outright:
-    """A way to win the match at once (`match.wins_outright`): a condition measured on each
-    side's hand when it ends, as a category's measure is (`measure(pile, escobas, history)`)."""
-
-    id: str
-    title: str
-    measure: Callable[..., Any]
-    measure_text: str
-    needs_history: bool = False
-    history_reads: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

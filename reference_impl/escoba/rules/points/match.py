@@ -3,11 +3,25 @@ several sides reach it, and an exact tie at the top. `engine/match.py` plays the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from escoba.rules.points.base import ANY, Recipe, RulePoint, count, never
 from escoba.rules.points.meanings import meanings_of
+
+
+@dataclass(frozen=True)
+class Outright:
+    """A way to win the match at once (`match.wins_outright`): a condition measured on each
+    side's hand when it ends, as a category's measure is (`measure(pile, escobas, history)`)."""
+
+    id: str
+    title: str
+    measure: Callable[..., Any]
+    measure_text: str
+    needs_history: bool = False
+    history_reads: frozenset[str] = frozenset()
 
 
 def _is_match(position: Any, facts: Any) -> bool:
@@ -26,7 +40,6 @@ def _tie(position: Any, facts: Any) -> bool:
 
 def _outright_fields(value: Any, doc: Mapping[str, Any]) -> tuple[Any, ...]:
     """`match.wins_outright` compiled: each condition as a measure (`Rules.wins_outright`)."""
-    from escoba.rules.compile import Outright
     from escoba.rules.expr import compile_expression
 
     found = []
