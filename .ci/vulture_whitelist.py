@@ -20,6 +20,7 @@ _._cmd_state
 _._cmd_score
 _._cmd_next_hand
 _._cmd_quit
+_._rejected
 _.true
 _.false
 _.arguments
