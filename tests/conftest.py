@@ -29,14 +29,10 @@ os.environ["XDG_CACHE_HOME"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 # The slowest whole runs (ten seconds to a minute or so each: a buggy engine through every bundled
-# scenario, one-point engines declaring everything) keep CI under its twenty minutes: marked `slow`,
+# scenario, one-point engines declaring everything) keep CI under its twenty minutes: marked `whole_run`,
 # they run with ESCOBA_SLOW=1 or under the deep profile, and are skipped with that reason
 # otherwise. They pass; the mark is about time, never about a failure.
 SLOW = bool(os.environ.get("ESCOBA_SLOW")) or os.environ.get("HYPOTHESIS_PROFILE") == "deep"
-
-
-def pytest_configure(config):  # type: ignore[no-untyped-def]
-    config.addinivalue_line("markers", "slow: a whole run of ten seconds to a minute; runs with ESCOBA_SLOW=1 or the deep profile")
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
@@ -44,7 +40,7 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
         return
     import pytest
 
-    skip = pytest.mark.skip(reason="slow: runs with ESCOBA_SLOW=1 or HYPOTHESIS_PROFILE=deep")
+    skip = pytest.mark.skip(reason="a whole run: ESCOBA_SLOW=1 or HYPOTHESIS_PROFILE=deep")
     for item in items:
-        if "slow" in item.keywords:
+        if item.get_closest_marker("whole_run") is not None:
             item.add_marker(skip)

@@ -210,7 +210,7 @@ def test_every_example_has_a_producer():
 SLOW_EXAMPLES = {"declared", "declared-base"}  # a buggy engine of fixed rules through all 315 scenarios: about a minute each
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_EXAMPLES else n for n in sorted(PRODUCERS)])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.whole_run) if n in SLOW_EXAMPLES else n for n in sorted(PRODUCERS)])
 def test_the_example_is_what_the_command_prints(name):
     """The example block is the command's output now (run times aside)."""
     assert normal(blocks()[name]) == normal(PRODUCERS[name]())

@@ -215,7 +215,7 @@ def test_an_engine_of_fixed_rules_declaring_them_has_no_bug_and_its_variant_is_i
     assert "OK:" in text
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_declared_as_base_the_departures_are_bugs_each_with_its_point_and_the_variant_names_them():
     """The same engine declared as base: each of its five departures is a bug attributed to its
     rule point with the value it plays, nothing else is; the variant's 'seen in this run' names
@@ -239,7 +239,7 @@ PLANTED = {
 }
 
 
-@pytest.mark.parametrize("planted", [pytest.param(p, marks=pytest.mark.slow) if p == "three-card-captures" else p for p in sorted(PLANTED)])
+@pytest.mark.parametrize("planted", [pytest.param(p, marks=pytest.mark.whole_run) if p == "three-card-captures" else p for p in sorted(PLANTED)])
 def test_the_bug_section_names_each_planted_bug_and_nothing_else(planted):
     """With its own rules declared, an engine with a planted bug runs at least 90% of the
     scenarios, and its bugs are that bug, under the names it can have, and nothing else: its
@@ -250,7 +250,7 @@ def test_the_bug_section_names_each_planted_bug_and_nothing_else(planted):
     assert keys and keys <= PLANTED[planted], [b.title for b in report.bugs()]
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_two_planted_bugs_are_two_bugs():
     """Two bugs planted together are both found, each under its own name."""
     report = fixed_report(str(RULES), "three-card-captures", "velo-twice")

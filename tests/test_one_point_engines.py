@@ -67,7 +67,7 @@ _EVERY_RUN = {"coins-ties-all", "opening-15-no-escoba"}
 
 
 def _marks(name: str) -> list:
-    return [_UNEXPLAINED] if name == "primera-figures-face-value" else [] if name in _EVERY_RUN else [pytest.mark.slow]
+    return [_UNEXPLAINED] if name == "primera-figures-face-value" else [] if name in _EVERY_RUN else [pytest.mark.whole_run]
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n)) for n in sorted(ONE_POINT)])
