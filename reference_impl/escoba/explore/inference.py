@@ -742,15 +742,9 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
 
 def _why_nothing_ran(work: _Identifier) -> str | None:
     """One sentence saying why no game ran on the engine (None when one did: passed or diverged)."""
-    from escoba.conformance.runner import nothing_ran
+    from escoba.explore.lockstep import why_nothing_ran
 
-    if work.cases > len(work.held):
-        return None
-    if work.held:
-        return nothing_ran(work.held)
-    if work.no_table:
-        return f"no game could run: {work.no_table} games had no table size that both the ruleset and the engine allow"
-    return "no game could run: none was playable"
+    return why_nothing_ran(work.cases, work.held, work.no_table, str(work.no_table))
 
 
 def _is_category(key: str) -> bool:

@@ -106,15 +106,7 @@ class Exploration:
     @property
     def why_nothing_ran(self) -> str | None:
         """One sentence saying why no case ran on the engine (None when one did)."""
-        from escoba.conformance.runner import nothing_ran
-
-        if self.cases > len(self.held):
-            return None
-        if self.held:
-            return nothing_ran(self.held)
-        if self.no_table:
-            return f"no game could run: {self.no_table} of {self.games} games had no table size that both the ruleset and the engine allow"
-        return "no game could run: none was playable"
+        return why_nothing_ran(self.cases, self.held, self.no_table, f"{self.no_table} of {self.games}")
 
     def to_json(self) -> dict:
         return {
@@ -296,3 +288,18 @@ def write_case_data(cases: Iterable[dict], out: str | Path | OutputFolder) -> li
     if folder is not out:
         folder.close()
     return written
+
+
+def why_nothing_ran(cases: int, held: list, no_table: int, tables: str) -> str | None:
+    """Why no case or game ran on the engine, in one sentence (None when one did: it passed or
+    diverged): the cases it refused (as conformance says it), else the games that had no table
+    size both sides allow (`tables`: how many, as the caller counts them)."""
+    from escoba.conformance.runner import nothing_ran
+
+    if cases > len(held):
+        return None
+    if held:
+        return nothing_ran(held)
+    if no_table:
+        return f"no game could run: {tables} games had no table size that both the ruleset and the engine allow"
+    return "no game could run: none was playable"
