@@ -1,4 +1,4 @@
-"""Long seeded simulations: thousands of hands per bundled ruleset, checked at every step.
+"""Long seeded simulations: 250 hands per bundled ruleset on every run (1,000 with ESCOBA_SLOW=1 or deep), checked at every step.
 
 tests/test_engine_invariants.py plays a few hundred recorded hands per case and checks that legal
 captures make the target. This file plays many more, unrecorded (`record=False`, as simulations
