@@ -63,6 +63,7 @@ from escoba.errors import EscobaError
 from escoba.escape import shorten
 from escoba.explore.harness import Harness, case_length, fill_case
 from escoba.protocol.client import Session
+from escoba.rules.bundled import bundled, categories_of, other_categories
 from escoba.rules.points import with_value
 
 GAMES = 40
@@ -187,19 +188,6 @@ class Hypotheses:
         return self.paths[key]
 
 
-@functools.cache
-def bundled() -> list[tuple[str, dict, dict[str, Any]]]:
-    """Each bundled ruleset: its id, resolved document and points by key (read once)."""
-    from escoba.rules import load_resolved, registry
-    from escoba.rules.points import positions
-
-    found = []
-    for name in registry.bundled_ids():
-        doc = load_resolved(name).doc
-        found.append((name, doc, {p.key: p for p in positions(doc)}))
-    return found
-
-
 def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
     """The other values worth trying for each point of `doc` (see the module's docstring): the
     values bundled rulesets give it, then the point's own readings (`other_values`)."""
@@ -226,33 +214,13 @@ def candidates(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
     options = {k: [v for v, _ in vs] for k, vs in found.items() if vs}
     # Which categories are scored is a point too: a bundled ruleset's category the hypothesis
     # lacks, scored after the others or in place of one of them (most sevens for the primera).
-    mine = {str(c.get("id")) for c in _categories(doc)}
-    for category in _other_categories(mine):
+    mine = {str(c.get("id")) for c in categories_of(doc)}
+    for category in other_categories(mine):
         options.setdefault(f"scoring.{category['id']}", []).append(category)
         for replaced in sorted(mine):
             if f"scoring.{replaced}" in options:
                 options[f"scoring.{replaced}"].append(category)
     return options
-
-
-def _categories(doc: Mapping[str, Any]) -> list[dict]:
-    return list((doc.get("scoring") or {}).get("categories") or [])
-
-
-@functools.cache
-def _bundled_categories() -> list[dict]:
-    """Every distinct scoring category of the bundled rulesets (without its provenance), read once."""
-    found: dict[str, dict] = {}
-    for _name, doc, _points in bundled():
-        for category in _categories(doc):
-            plain = {k: v for k, v in category.items() if k != "provenance"}
-            found.setdefault(json.dumps(plain, sort_keys=True, ensure_ascii=False), plain)
-    return list(found.values())
-
-
-def _other_categories(ids: set[str]) -> list[dict]:
-    """The bundled categories whose id is none of `ids`."""
-    return [c for c in _bundled_categories() if str(c["id"]) not in ids]
 
 
 def changed(doc: Mapping[str, Any], key: str, value: Any) -> dict | None:
@@ -262,7 +230,7 @@ def changed(doc: Mapping[str, Any], key: str, value: Any) -> dict | None:
     if not (parts[0] == "scoring" and len(parts) == 2 and isinstance(value, dict)):
         return with_value(doc, key, value)
     out = copy.deepcopy(dict(doc))
-    cats = _categories(out)
+    cats = categories_of(out)
     if any(str(c.get("id")) == str(value["id"]) for c in cats if str(c.get("id")) != parts[1]):
         return None  # the category is scored already
     where = next((i for i, c in enumerate(cats) if str(c.get("id")) == parts[1]), None)
@@ -732,7 +700,7 @@ def _conclude(work: _Identifier, engine: str, name: str | None) -> Identificatio
         label = p.label if p is not None else other.label if other is not None else key
         value, text = (p.value, p.text) if p is not None else (None, "not scored")
         if p is not None and _is_category(key):  # a category the closest ruleset lacks: all of it
-            value = next(c for c in _categories(work.doc) if f"scoring.{c['id']}" == key)
+            value = next(c for c in categories_of(work.doc) if f"scoring.{c['id']}" == key)
             value = {k: v for k, v in value.items() if k != "provenance"}
         found.departures.append(Departure(key, label, value, text, other.text if other else "no such category", evidence))
     found.name = name or engine
