@@ -59,7 +59,7 @@ def test_a_case_needs_only_what_its_events_exercise():
     a tie rule only where the leaders tie, leftovers to nobody only where nobody captured."""
     c = cases()
     split = [i for i, case in c.items() if "opening_table.max_groups:2" in case.requires]
-    assert "opening.thirty-splits.fr" in split and len(split) <= 20, split  # of 315 (19: the audit's cirulla and escova games open 30s)
+    assert "opening.thirty-splits.fr" in split and len(split) <= 20, split  # of 316 (19: the audit's cirulla and escova games open 30s)
     assert "opening_table.max_groups:2" not in c["opening.fifteen.escoba.da"].requires
     assert "leftovers.if_nobody_captured:discard" in c["leftovers.nobody-captured.fr"].requires
     assert "capture.escoba_on_last_play:yes" in c["capture.escoba-on-last-play.de-jokers"].requires

@@ -262,11 +262,17 @@ def category_ids(doc: Doc) -> list[str]:
 def with_value(doc: Doc, key: str, value: Any) -> dict | None:
     """A copy of `doc` with point `key` set to `value`; None where the point cannot be set
     alone (a category that is not there, a point of no section). For a category, `None`
-    means "not scored": the category is removed (None if it is the only one)."""
+    means "not scored": the category is removed (None if it is the only one); a whole category
+    of that id is scored in its place, or after the others where the document has none."""
     out = thaw(doc)  # a compiled ruleset's document is frozen: its copy must not be
     parts = key.split(".")
     if parts[0] == "values" and len(parts) == 2:
         out.setdefault("values", {})[parts[1]] = copy.deepcopy(value)
+        return out
+    if parts[0] == "scoring" and len(parts) == 2 and isinstance(value, Mapping) and str(value.get("id")) == parts[1]:
+        cats = (out.setdefault("scoring", {}).get("categories")) or []
+        at = next((i for i, c in enumerate(cats) if str(c.get("id")) == parts[1]), len(cats))
+        out["scoring"]["categories"] = [*cats[:at], copy.deepcopy(dict(value)), *cats[at + 1 :]]
         return out
     if parts[0] == "scoring" and len(parts) == 2 and value is None:
         cats = (out.get("scoring") or {}).get("categories") or []

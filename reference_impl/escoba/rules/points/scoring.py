@@ -111,18 +111,44 @@ def _award_fields(award: Mapping[str, Any], doc: Mapping[str, Any]) -> tuple[str
 
 
 def _award_readings(award: Mapping[str, Any], doc: Mapping[str, Any]) -> list[dict]:
-    """The other readings of an award: ties to all or to nobody, "at least" for "more than"
-    and most for a threshold."""
+    """The other readings of an award: ties to all or to nobody, and more than half for the
+    most of a count; "at least" for "more than" and most for a threshold."""
     policy = award.get("policy")
+    found: list[dict[str, Any]] = []
     if policy == "most":
-        return [{"policy": "most", "ties": t} for t in ("nobody", "all") if t != award.get("ties", "nobody")]
+        found += [{"policy": "most", "ties": t} for t in ("nobody", "all") if t != award.get("ties", "nobody")]
+        half = _half_of_deck(award, doc)
+        if half is not None:
+            found.append({"policy": "threshold", "more_than": half})
+        return found
     if policy == "threshold":
         bound = meanings_of(doc).bound(award.get("more_than"))
-        found: list[dict] = [{"policy": "most", "ties": "nobody"}]
+        found.append({"policy": "most", "ties": "nobody"})
         if isinstance(bound, (int, float)):
             found.append({"policy": "threshold", "more_than": bound - 1})
         return found
     return []
+
+
+def _half_of_deck(award: Mapping[str, Any], doc: Mapping[str, Any]) -> int | float | None:
+    """Half of what a counted category counts in the whole deck: "the most cards" read as "more
+    than half of them", as da says it ("more than 20 cards"); the two differ only at three or
+    more sides. None for a category that does not count cards (a primera is no count)."""
+    from escoba.rules.expr import ExprError, compile_expression
+
+    # The award is the category's own object (positions read it from the document), so the
+    # category is found by identity: two categories may have equal awards and other measures.
+    cat = next((c for c in (doc.get("scoring") or {}).get("categories") or () if c.get("award") is award), None)
+    if cat is None or "measure" not in cat:
+        return None
+    try:
+        compiled = compile_expression(str(cat["measure"]), meanings_of(doc).env())
+    except ExprError:
+        return None
+    if compiled.needs_history or not compiled.canonical.startswith("count("):
+        return None
+    total = compiled.fn(tuple(range(len(meanings_of(doc).deck().code))), 0)
+    return number(total / 2) if isinstance(total, (int, float)) and total > 0 else None
 
 
 def _measure_fields(text: Any, doc: Mapping[str, Any]) -> tuple[Any, ...]:
