@@ -207,7 +207,7 @@ def test_every_example_has_a_producer():
     assert set(blocks()) == set(PRODUCERS)
 
 
-SLOW_EXAMPLES = {"declared", "declared-base"}  # a buggy engine of fixed rules through all 315 scenarios: about a minute each
+SLOW_EXAMPLES = {"declared", "declared-base"}  # a buggy engine of fixed rules through all 316 scenarios: about a minute each
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.whole_run) if n in SLOW_EXAMPLES else n for n in sorted(PRODUCERS)])

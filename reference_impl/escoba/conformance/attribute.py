@@ -110,14 +110,22 @@ class Explainer:
         self._alternatives: list[tuple[Candidate, frozenset[str]]] | None = None
         self.used: dict[tuple[str, str], Candidate] = {}  # the values that explained something
         self.rejected: set[Candidate] = set()  # values a reply of the case contradicts
+        self.laid: dict[Candidate, tuple[Candidate, ...]] = {}  # value → the values it was found laid on
 
     # ------------------------------------------------------------------ one chunk
     def explain(self, chunk: Chunk, facts: Any = None) -> None:
         """Set `point`, `inferred`, `explained` and `consequence_of` on each divergence of
         `chunk`. `facts` (protocol.features.Facts of the events so far) break a tie between
         points that explain a divergence equally: a point the position exercises first."""
-        pending = [d for d in chunk.divergences if d.point is None]
+        # What the engine did not say after refusing a move follows the refusal (a refused
+        # move does nothing more: `_carried`), whatever value would also leave it out. (What it
+        # said after taking a move the rules refuse is its own game: explained if it can be.)
+        pending = [
+            d for d in chunk.divergences
+            if d.point is None and not (d.observed is None and _after_refusal(d, chunk.divergences) is not None)
+        ]  # fmt: skip
         if not pending:
+            self._unexplained(chunk)
             return
         for d in pending:
             shape = self._shape(d, chunk)
@@ -151,9 +159,41 @@ class Explainer:
                 break
             chosen += [c for c in found if c not in chosen]
         rest = [d for d in pending if d.point is None]
+        known = [c for c in self.used.values() if c not in self.rejected and c not in chosen]
+        if rest and known:
+            # One event may show the values the case has already shown only together (a deal
+            # both passed to the left and begun on the dealer's left), or a departure of its own
+            # only together with them (a second hand's dealer): the values found in its earlier
+            # replies are tried together, then laid under each other value.
+            self._together(chunk, rest, keys, before, [*chosen, *known])
+            rest = [d for d in pending if d.point is None]
+        if rest and known:
+            laid = self._round(chunk, rest, keys, before, [*chosen, *known], facts)
+            for c in laid:
+                self.laid.setdefault(c, tuple(known))
+            chosen += laid
+            rest = [d for d in pending if d.point is None]
         if rest and chosen:
             self._follows(chunk, rest, keys, before, chosen)
         self._unexplained(chunk)
+
+    def _together(
+        self, chunk: Chunk, rest: Sequence[Divergence], keys: Mapping[int, Any], before: set[tuple[str, str]],
+        values: Sequence[Candidate],
+    ) -> None:  # fmt: skip
+        """Divergences `values` reproduce together are explained by those of them that show in
+        their kind of event."""
+        together = self._combined(values)
+        left = self._left(chunk, together, before) if together is not None else None
+        if left is None:
+            return
+        shows = dict(self.alternatives())
+        for d in rest:
+            if keys[id(d)] in left:
+                continue
+            owners = [c for c in values if _kind(d) in shows.get(c, ())] or list(values[:1])
+            d.point, d.inferred, d.explained = owners[0].key, owners[0].shown, VALUE
+            d.alternatives = [(c.key, c.shown) for c in owners]
 
     def _follows(
         self, chunk: Chunk, rest: Sequence[Divergence], keys: Mapping[int, Any], before: set[tuple[str, str]],
@@ -176,7 +216,7 @@ class Explainer:
         """Try each other value (on top of `chosen`); attribute what the best explain."""
         explaining: dict[int, list[tuple[Candidate, set[tuple[str, str]]]]] = {}
         taken = {c.key for c in chosen}
-        for candidate, rules in self._candidates(rest):
+        for candidate, rules, shows in self._candidates(rest):
             if candidate in self.rejected or candidate.key in taken:
                 continue
             if chosen:
@@ -185,6 +225,11 @@ class Explainer:
                     continue
             left = self._left(chunk, rules, before)
             if left is None:
+                continue
+            # A value explains a reply through the events it changes: it must put right at
+            # least one of them (a hand's total it mends by a score the engine never said is
+            # a coincidence, not the engine's rule).
+            if not any(keys[id(d)] not in left and _kind(d) in shows for d in rest):
                 continue
             for d in rest:
                 if keys[id(d)] not in left:
@@ -217,7 +262,7 @@ class Explainer:
             return
         if not same({**e, "side": None}, {**o, "side": None}) or not isinstance(o.get("seat"), int):
             return
-        for candidate, rules in self._candidates([d]):
+        for candidate, rules, _ in self._candidates([d]):
             if candidate.key != "players.partnerships" or candidate in self.rejected:
                 continue
             try:
@@ -279,12 +324,24 @@ class Explainer:
         shows = next((s for c, s in self.alternatives() if c == candidate), frozenset())
         if compiled is None:
             return False
+        under = self.laid.get(candidate, ())
+        laid = (self._combined(under), self._combined([*under, candidate])) if under else None
         for step, observed, diverged in judged:
-            if diverged or not shows & {str(e.get("event")) for e in step.expected} or _counts_only(step.expected):
+            if not shows & {str(e.get("event")) for e in step.expected} or _counts_only(step.expected):
                 continue
-            again = redo(step, compiled, self.script)
-            if again is not None and not _same_chunk(again, observed, self.measures):
-                return False
+            if not diverged:
+                again = redo(step, compiled, self.script)
+                if again is not None and not _same_chunk(again, observed, self.measures):
+                    return False
+            elif laid is not None and None not in laid:
+                # A value found laid on others must also hold where those others alone give
+                # what the engine said (optional capture's replies, for a capture rule found
+                # on top of it).
+                agreed = redo(step, laid[0], self.script)
+                if agreed is not None and _same_chunk(agreed, observed, self.measures):
+                    again = redo(step, laid[1], self.script)
+                    if again is not None and not _same_chunk(again, observed, self.measures):
+                        return False
         return True
 
     # ------------------------------------------------------------------ shapes
@@ -301,16 +358,17 @@ class Explainer:
         return None
 
     # ------------------------------------------------------------------ candidates
-    def _candidates(self, pending: Sequence[Divergence]) -> list[tuple[Candidate, Any]]:
+    def _candidates(self, pending: Sequence[Divergence]) -> list[tuple[Candidate, Any, frozenset[str]]]:
         """The other values of the points that show in the kinds of the pending divergences,
         compiled (once per document) as they are first needed."""
         kinds = {k for d in pending for k in (_kind_of(d.expected), _kind_of(d.observed)) if k}
+        self._scored_by_engine(pending)
         found = []
         for candidate, shows in self.alternatives():
             if kinds & shows:
                 compiled = compiled_with(self.doc, candidate.key, candidate.value)
                 if compiled is not None:
-                    found.append((candidate, compiled))
+                    found.append((candidate, compiled, shows))
         return found
 
     def alternatives(self) -> list[tuple[Candidate, frozenset[str]]]:
@@ -329,6 +387,29 @@ class Explainer:
                     token = json.dumps(value, sort_keys=True, default=str)
                     self._alternatives.append((Candidate(position.key, value, shown, token), frozenset(rule.shows_in)))
         return self._alternatives
+
+    def _scored_by_engine(self, pending: Sequence[Divergence]) -> None:
+        """A category the engine scores that the rules do not: each way a bundled ruleset scores
+        a category of that id becomes a value to try (scored after the others)."""
+        from escoba.rules.bundled import bundled_categories, categories_of
+        from escoba.rules.points import rule_of
+
+        ours = {str(c.get("id")) for c in categories_of(self.doc)}
+        seen = {c.token for c, _ in self.alternatives()}
+        title, award = rule_of("scoring.*"), rule_of("scoring.*.award")
+        for d in pending:
+            o = d.observed or {}
+            if o.get("event") != "score" or str(o.get("category")) in ours:
+                continue
+            for category in bundled_categories():
+                if str(category["id"]) != str(o.get("category")):
+                    continue
+                token = json.dumps(category, sort_keys=True, default=str)
+                if token not in seen:
+                    seen.add(token)
+                    shown = f"scored: {_shown(title, category, self.doc)}, {_shown(award, category.get('award'), self.doc)}"
+                    candidate = Candidate(f"scoring.{category['id']}", category, shown, token)
+                    self.alternatives().append((candidate, frozenset(("score",))))
 
     def _combined(self, chosen: Sequence[Candidate]) -> Any:
         from escoba.rules.compile import rules_from_document
@@ -582,8 +663,8 @@ def _carried(chunk: Chunk) -> None:
         moved = next((c for c in earlier if _kind(c) in ("play", "leftovers")), None)  # other cards in the piles
         if d.explained is not None or d.consequence_of is not None:
             pass
-        elif d.observed is None and any(_kind_of(c.observed) == "rejected" for c in earlier):
-            cause = next(c for c in earlier if _kind_of(c.observed) == "rejected")  # a refused move does nothing more
+        elif _after_refusal(d, chunk.divergences) is not None:
+            cause = _after_refusal(d, chunk.divergences)
         elif kind == "score":
             cause = moved
         elif kind == "hand_end" and d.expected is not None and d.observed is not None:
@@ -602,6 +683,20 @@ def _carried(chunk: Chunk) -> None:
             root = next((c for c in chunk.divergences if c.index == cause.consequence_of), cause)
             d.point, d.inferred, d.explained, d.consequence_of = root.point, root.inferred, FOLLOWS, root.index
         earlier.append(d)
+
+
+def _after_refusal(d: Divergence, divergences: Sequence[Divergence]) -> Divergence | None:
+    """The earlier divergence of the same reply `d` follows from as a refusal's consequence: the
+    engine refused a move (so it does nothing more: `d` is an event it did not say), or took one
+    the rules refuse (so it did what a move does: `d` is an event it said, none expected)."""
+    for c in divergences:
+        if c is d:
+            return None
+        if d.observed is None and _kind_of(c.observed) == "rejected":
+            return c
+        if d.expected is None and _kind_of(c.expected) == "rejected" and _kind_of(c.observed) != "rejected":
+            return c
+    return None
 
 
 def _summed(events: Sequence[Mapping[str, Any]], end: Mapping[str, Any]) -> list[Any] | None:

@@ -253,13 +253,26 @@ def all_divergences(
                     continue
                 at = e0 + a0 + min(k, a1 - a0)
                 where = o0 + b0 + min(k, b1 - b0)
-                found.append(
-                    Divergence(
-                        index=at, expected=e, observed=o, context=list(observed[max(0, where - CONTEXT) : where]),
-                        diff=diff_events(e, o), cls=classify(e, o), chunk=n,
-                    )
-                )  # fmt: skip
+                # Two categories' scores are two divergences: one category the engine left
+                # out, another it scores that the rules do not (each a rule of its own).
+                split = [(e, None), (None, o)] if _other_categories(e, o) else [(e, o)]
+                for x, y in split:
+                    found.append(
+                        Divergence(
+                            index=at, expected=x, observed=y, context=list(observed[max(0, where - CONTEXT) : where]),
+                            diff=diff_events(x, y), cls=classify(x, y), chunk=n,
+                        )
+                    )  # fmt: skip
     return found
+
+
+def _other_categories(expected: Any, observed: Any) -> bool:
+    """Both events are scores, of two categories."""
+    return (
+        isinstance(expected, dict) and isinstance(observed, dict)
+        and expected.get("event") == observed.get("event") == "score"
+        and expected.get("category") != observed.get("category")
+    )  # fmt: skip
 
 
 def classify(expected: dict | None, observed: dict | None) -> str:

@@ -108,6 +108,11 @@ def prepare(case: Any) -> Plan:
     return Plan(case, doc, required, hands, expected, decide_at_end, probe)
 
 
+def rejected_play(request: Play, reply: ErrorReply) -> list[dict]:
+    """A refused move as the `rejected` event it stands for."""
+    return [rejected_event({"card": request.card, "take": list(request.take)}, reply.kind, reply.reason)]
+
+
 @dataclass
 class Trace:
     """What the engine said. `refusal` is an unexpected `ok: false` that stopped the case."""
@@ -186,6 +191,11 @@ class Driver:
     def _chunk(self, kind: str, request: Any, reply: Reply, what: str) -> list[dict]:
         if kind == "probe":  # an illegal move must be refused with the right reason
             self.trace.requests += 1
+        elif isinstance(request, Play) and isinstance(reply, ErrorReply) and reply.kind == "illegal_move":
+            # A move of the case refused as illegal: the engine's rules said no where these
+            # say yes (a divergence, a `rejected` event, as for a probe), not a failure to run.
+            self.trace.requests += 1
+            return rejected_play(request, reply)
         else:
             self._check(reply, what)
         return reply_chunk(kind, request, reply, getattr(self.plan.case, "legal", "moves"), self._order_of())

@@ -28,10 +28,9 @@ from typing import Any
 
 from escoba.conformance.attribute import Chunk, Explainer
 from escoba.conformance.compare import CONTEXT, Divergence, all_divergences, same_event
-from escoba.conformance.driver import Plan, perft_on_engine, reply_chunk
+from escoba.conformance.driver import Plan, perft_on_engine, rejected_play, reply_chunk
 from escoba.conformance.walk import Step, Walk, script_of
 from escoba.protocol.messages import EngineFailure, ErrorReply, LegalReply, Play, Reply, State, StateReply
-from escoba.transcript.record import rejected_event
 
 MAX_RESYNCS = 400  # divergent replies judged one by one in a case; the rest follow the last
 FIELDS = ("players", "dealer", "to_play", "stock", "hands", "table", "piles", "escobas", "set_aside", "last_capturer", "plays")
@@ -192,8 +191,7 @@ class _Judge:
     def _refused(self, step: Step, reply: ErrorReply) -> list[dict] | None:
         """A refused move stands for a `rejected` event; any other refusal stops judging."""
         if isinstance(step.request, Play):
-            move = {"card": step.request.card, "take": list(step.request.take)}
-            return [rejected_event(move, reply.kind, reply.reason)]
+            return rejected_play(step.request, reply)
         return None
 
     def _resync(self) -> None:
@@ -279,6 +277,10 @@ class _Judge:
         """A match's totals, hands played and whether it is over, as the engine's events say."""
         over = any(e.get("event") == "match_end" for e in self.out.observed)
         last = next((e for e in reversed(self.out.observed) if e.get("event") == "totals"), None)
+        if last is None and self.walk.script.target is not None:
+            # No hand of the match over yet, as the engine tells it, even where the reference's
+            # own game had ended one (the engine refused the move that ended it).
+            return [0] * len(self.plan.rules.sides(self.walk.script.players)), 0, over
         if last is None or not isinstance(last.get("totals"), list):
             return None, None, over
         try:
