@@ -32,13 +32,13 @@ EVERYDAY = {"pampa"}
 # among no point's readings): the check then lists it among the failures, as it must.
 BEYOND = {
     "tucuman": (
-        "its primera measure (most sevens, then sixes, aces, …) is in no bundled ruleset, and its leftovers bug (the last "
-        "capturer kept as a turn index) reads as leftovers.to: dealer in the games that decide that point"
+        "its primera measure (most sevens, then sixes, aces, …) is in no bundled ruleset and among no reading "
+        "identify tries: the check's failures beyond its planted bugs are its primera (a values.primera table "
+        "that happens to give the same primera in a few games, no rule point in the rest)"
     ),
     "settebello": (
-        "most of the check's failures follow its planted capture bug (the table card last in deck order never taken "
-        "alone): the engine refuses the move the scenario plays there and says nothing more, and each event it then "
-        "leaves out (a deal, the leftovers, a score) is listed as a kind of failure of its own, not as a consequence"
+        "its primiera without the all-four-suits requirement is in no bundled ruleset and among no reading "
+        "identify tries: the check's one failure beyond its planted bugs is its primiera (no rule point explains it)"
     ),
 }
 
