@@ -476,3 +476,22 @@ def test_a_category_the_rules_lack_can_be_scored_as_a_bundled_ruleset_scores_it(
     replaced = with_value(base, "scoring.velo", velo)
     assert [c["id"] for c in replaced["scoring"]["categories"]] == [c["id"] for c in base["scoring"]["categories"]]
     assert next(c for c in replaced["scoring"]["categories"] if c["id"] == "velo")["award"]["card"] == "7 copas"
+
+
+def test_a_primera_is_also_read_as_players_misread_it():
+    """A primera that adds up the best card of each suit is also read as the two misreadings
+    the outside engines play, as their authors wrote them by hand: a missing suit counting
+    nothing (settebello's, over scopa) and most sevens, then sixes, aces … (tucuman's, over base)."""
+    import yaml
+
+    from escoba.rules import load_resolved
+    from escoba.rules.points import other_values, positions
+    from escoba.rules.points.meanings import meanings_of
+
+    outside = ROOT / "tests" / "engines" / "outside"
+    for engine, parent in (("tucuman", "base"), ("settebello", "scopa")):
+        doc = load_resolved(parent).doc
+        written = yaml.safe_load((outside / engine / "rules.yaml").read_text(encoding="utf-8"))
+        measure = next(c for c in written["scoring"]["categories"] if c["id"] == "primera")["measure"]
+        primera = next(p for p in positions(doc) if p.key == "scoring.primera.measure")
+        assert meanings_of(doc).measure(measure) in other_values(doc, primera), engine

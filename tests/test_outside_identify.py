@@ -29,18 +29,9 @@ pytestmark = pytest.mark.skipif(not MANIFEST.exists(), reason="the outside engin
 SLOW = os.environ.get("HYPOTHESIS_PROFILE") == "deep" or bool(os.environ.get("ESCOBA_OUTSIDE"))
 EVERYDAY = {"pampa"}
 # What identify cannot yet infer, engine by engine (the value exists in no bundled ruleset and
-# among no point's readings): the check then lists it among the failures, as it must.
-BEYOND = {
-    "tucuman": (
-        "its primera measure (most sevens, then sixes, aces, …) is in no bundled ruleset and among no reading "
-        "identify tries: the check's failures beyond its planted bugs are its primera (a values.primera table "
-        "that happens to give the same primera in a few games, no rule point in the rest)"
-    ),
-    "settebello": (
-        "its primiera without the all-four-suits requirement is in no bundled ruleset and among no reading "
-        "identify tries: the check's one failure beyond its planted bugs is its primiera (no rule point explains it)"
-    ),
-}
+# among no point's readings): the check then lists it among the failures, as it must. None of
+# the five engines today.
+BEYOND: dict[str, str] = {}
 
 
 _IDENTIFIED: dict[str, dict] = {}

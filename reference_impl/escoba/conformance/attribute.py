@@ -191,7 +191,7 @@ class Explainer:
         for d in rest:
             if keys[id(d)] in left:
                 continue
-            owners = [c for c in values if _kind(d) in shows.get(c, ())] or list(values[:1])
+            owners = [c for c in values if {_kind_of(d.expected), _kind_of(d.observed)} & shows.get(c, frozenset())] or list(values[:1])
             d.point, d.inferred, d.explained = owners[0].key, owners[0].shown, VALUE
             d.alternatives = [(c.key, c.shown) for c in owners]
 
@@ -229,7 +229,7 @@ class Explainer:
             # A value explains a reply through the events it changes: it must put right at
             # least one of them (a hand's total it mends by a score the engine never said is
             # a coincidence, not the engine's rule).
-            if not any(keys[id(d)] not in left and _kind(d) in shows for d in rest):
+            if not any(keys[id(d)] not in left and {_kind_of(d.expected), _kind_of(d.observed)} & shows for d in rest):
                 continue
             for d in rest:
                 if keys[id(d)] not in left:

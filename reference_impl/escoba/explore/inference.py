@@ -788,18 +788,25 @@ def house_rule(found: Identification, mine: Mapping[str, Any], engine: str) -> s
     return text
 
 
-def proven(found: Identification, bugs: Sequence[Any], doc: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+def proven(found: Identification, bugs: Sequence[Any], doc: Mapping[str, Any], *, decided: bool = False) -> dict[str, tuple[Any, str]]:
     """The points no game decided that a scenario of the check proves another value of: the
     runner's attribution found that value alone reproduces what the engine did
     (`escoba.conformance.attribute`, "value"); point → (the value, the first case). `bugs`: the
-    check's kinds of failure (`RunReport.bugs`); `doc`: the house rule they ran under, resolved."""
+    check's kinds of failure (`RunReport.bugs`); `doc`: the house rule they ran under, resolved.
+    `decided`: instead, the one point the most failing cases show another value of, among those
+    the games decided (their games could not tell the two values apart; the check did)."""
     from escoba.conformance.attribute import VALUE, _shown
     from escoba.rules.points import other_values, positions
 
     mine = {p.key: p for p in positions(doc)}
     found_values: dict[str, tuple[Any, str]] = {}
+    if decided:
+        overruled = [b for b in bugs if b.explained == VALUE and b.point in mine and b.point not in found.undecided]
+        bugs = sorted(overruled, key=lambda b: -len(b.cases))[:1]
     for bug in bugs:
-        if bug.explained != VALUE or bug.point not in found.undecided or bug.point not in mine or bug.point in found_values:
+        if bug.explained != VALUE or bug.point not in mine or bug.point in found_values:
+            continue
+        if not decided and bug.point not in found.undecided:
             continue
         position = mine[bug.point]
         for value in other_values(doc, position):

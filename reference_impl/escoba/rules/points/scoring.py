@@ -185,6 +185,46 @@ def measure_readings(text: Any, doc: Mapping[str, Any]) -> list[str]:
     return found
 
 
+_BEST_OF_SUIT = re.compile(r"best\(suit\(cards, (\w+)\), (\w+)\)")
+
+
+def best_of_suits_readings(text: Any, doc: Mapping[str, Any]) -> list[str]:
+    """Two other ways players count a measure that adds up the best card of each suit by a
+    values table (a primera), each a documented misreading: a suit missing counting nothing
+    instead of losing the category ("Se non hai neanche una carta di un seme, allora la
+    primiera è vinta dall'avversario" is the rule it misses); and the most of the table's best
+    rank, then of the next ("si crede che chi ha il maggior numero di 7 … vinca il punto della
+    primiera, ma così non è", giochistars.it), counting the ranks the table tells apart (a
+    value of their own), each rank's count a digit in base suits + 1."""
+    from escoba.rules.expr import ExprError, compile_expression
+
+    meanings = meanings_of(doc)
+    source = meanings.measure(text)
+    terms = source.split(" + ")
+    found = [_BEST_OF_SUIT.fullmatch(t) for t in terms]
+    if not found or any(m is None for m in found):
+        return []
+    suits = [m.group(1) for m in found if m is not None]
+    tables = {m.group(2) for m in found if m is not None}
+    table = (doc.get("values") or {}).get(next(iter(tables))) if len(tables) == 1 else None
+    if len(set(suits)) != len(suits) or not isinstance(table, Mapping):
+        return []
+    values = [float(v) for v in table.values()]
+    own = sorted((r for r, v in table.items() if values.count(float(v)) == 1), key=lambda r: -float(table[r]))
+    base = len(suits) + 1
+    readings = [
+        " + ".join(f"({t} if count(suit(cards, {s})) > 0 else 0)" for t, s in zip(terms, suits)),
+        " + ".join(f"count(rank(cards, {r}))" + (f" * {w}" if (w := base ** (len(own) - 1 - i)) > 1 else "") for i, r in enumerate(own)),
+    ]
+    kept = []
+    for reading in readings:
+        try:
+            kept.append(compile_expression(reading, meanings.env()).canonical)
+        except ExprError:
+            continue
+    return [r for r in kept if r != source]
+
+
 def _values_readings(table: Any, doc: Mapping[str, Any]) -> list[dict]:
     """The near readings of a values table: two neighbours in its ranking swapped (a primera
     table that ranks the 6 above the ace, say)."""
@@ -236,7 +276,7 @@ POINTS = (
         # other spacing or aliases, is the same feature (and a feature is one line).
         feature_value=lambda p, f: str(p.meaning),
         forms="the measure's canonical text: `count(cards)`",
-        values=measure_readings,
+        values=lambda v, doc: [*measure_readings(v, doc), *best_of_suits_readings(v, doc)],
                 shows_in=("score",),
         fast_path=ANY,
     ),
