@@ -66,7 +66,12 @@ EXPECTED: dict[str, tuple[str, dict[str, Any], list[str]] | tuple[str, dict[str,
     # No reading of the primera table, measure or award gives it: the divergence names the
     # category it scores, no aspect of it (conformance/attribute.py).
     "primera-capture-values": ("base", {}, ["scoring.primera"]),
-    "primera-missing-suit-eligible": ("base", {}, ["scoring.primera"]),
+    # A missing suit counting nothing is one of the primera's readings (rules/points/scoring.py).
+    "primera-missing-suit-eligible": (
+        "base",
+        {"scoring.primera.measure": " + ".join(f"(best(suit(cards, {s}), primera) if count(suit(cards, {s})) > 0 else 0)" for s in ("oros", "copas", "espadas", "bastos"))},
+        [],
+    ),
     "priorities-ignored": ("scopa", {"capture.kinds": [{"sum": "card", "priority": "none"}]}, []),
     "redeal-ignored": ("de-redeal", {"opening_table.action": "none"}, []),
     "scopa-single-card-first": ("de-jokers", {}, ["common.captures"]),

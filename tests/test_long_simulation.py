@@ -1,4 +1,4 @@
-"""Long seeded simulations: 250 hands per bundled ruleset on every run (1,000 with ESCOBA_SLOW=1 or deep), checked at every step.
+"""Long seeded simulations: 150 hands per bundled ruleset on every run (1,000 with ESCOBA_SLOW=1 or deep), checked at every step.
 
 tests/test_engine_invariants.py plays a few hundred recorded hands per case and checks that legal
 captures make the target. This file plays many more, unrecorded (`record=False`, as simulations
@@ -24,9 +24,9 @@ from escoba.engine.match import Match
 from escoba.game.moves import Move
 from escoba.rules import bundled_ids
 
-# Spread over its player counts; 250 on every CI run (about 40 s for the 39 bundled rulesets),
+# Spread over its player counts; 150 on every CI run (about 25 s for the 39 bundled rulesets),
 # 1,000 with ESCOBA_SLOW=1 or the deep profile.
-HANDS_PER_RULESET = 1000 if os.environ.get("ESCOBA_SLOW") or os.environ.get("HYPOTHESIS_PROFILE") == "deep" else 250
+HANDS_PER_RULESET = 1000 if os.environ.get("ESCOBA_SLOW") or os.environ.get("HYPOTHESIS_PROFILE") == "deep" else 150
 MATCHES_PER_RULESET = 10
 REPLAY_EVERY = 25  # one hand in this many is replayed, recorded, for determinism
 BRUTE_FORCE_TABLE = 8  # tables up to this size are searched exhaustively (2^8 subsets)
