@@ -191,7 +191,7 @@ class Explainer:
         for d in rest:
             if keys[id(d)] in left:
                 continue
-            owners = [c for c in values if {_kind_of(d.expected), _kind_of(d.observed)} & shows.get(c, frozenset())] or list(values[:1])
+            owners = [c for c in values if _kinds(d) & shows.get(c, frozenset())] or list(values[:1])
             d.point, d.inferred, d.explained = owners[0].key, owners[0].shown, VALUE
             d.alternatives = [(c.key, c.shown) for c in owners]
 
@@ -229,7 +229,7 @@ class Explainer:
             # A value explains a reply through the events it changes: it must put right at
             # least one of them (a hand's total it mends by a score the engine never said is
             # a coincidence, not the engine's rule).
-            if not any(keys[id(d)] not in left and {_kind_of(d.expected), _kind_of(d.observed)} & shows for d in rest):
+            if not any(keys[id(d)] not in left and _kinds(d) & shows for d in rest):
                 continue
             for d in rest:
                 if keys[id(d)] not in left:
@@ -629,6 +629,11 @@ def _kind(d: Divergence) -> str | None:
     return _kind_of(d.expected) or _kind_of(d.observed)
 
 
+def _kinds(d: Divergence) -> set[str | None]:
+    """The kinds of both sides of a divergence (a refused play: `play` expected, `rejected` said)."""
+    return {_kind_of(d.expected), _kind_of(d.observed)}
+
+
 def _kind_of(event: Any) -> str | None:
     return event.get("event") if isinstance(event, dict) else None
 
@@ -663,8 +668,8 @@ def _carried(chunk: Chunk) -> None:
         moved = next((c for c in earlier if _kind(c) in ("play", "leftovers")), None)  # other cards in the piles
         if d.explained is not None or d.consequence_of is not None:
             pass
-        elif _after_refusal(d, chunk.divergences) is not None:
-            cause = _after_refusal(d, chunk.divergences)
+        elif (refusal := _after_refusal(d, chunk.divergences)) is not None:
+            cause = refusal
         elif kind == "score":
             cause = moved
         elif kind == "hand_end" and d.expected is not None and d.observed is not None:
