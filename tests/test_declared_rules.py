@@ -495,3 +495,74 @@ def test_a_primera_is_also_read_as_players_misread_it():
         measure = next(c for c in written["scoring"]["categories"] if c["id"] == "primera")["measure"]
         primera = next(p for p in positions(doc) if p.key == "scoring.primera.measure")
         assert meanings_of(doc).measure(measure) in other_values(doc, primera), engine
+
+
+# ------------------------------------------------------------------------------ not expressible
+def test_a_category_declared_not_expressible_is_compared_without_its_points():
+    """Under rules that declare a category's points not expressible, its score is compared on
+    being scored, each hand's points less that category's, a match's totals and winners not at
+    all; every other event as it is. Pinned by hand on a made-up stream."""
+    from escoba.conformance.unexpressed import NOT_COMPARED, view
+
+    doc = {"unsupported": [{"id": "x", "source": "house", "point": "scoring.primera.measure"}, {"id": "y", "source": "house"}]}
+    events = [
+        {"event": "play", "seat": 0, "card": "7o", "take": []},
+        {"event": "score", "category": "cards", "measures": [22, 18], "points": [1, 0]},
+        {"event": "score", "category": "primera", "measures": [84, 70], "points": [2, 0]},
+        {"event": "hand_end", "points": [3, 0], "cards": [22, 18]},
+        {"event": "totals", "hand": 1, "totals": [3, 0]},
+        {"event": "match_end", "winners": [0], "totals": [3, 0]},
+    ]
+    seen = view(doc, events)
+    assert seen[:2] == events[:2]
+    assert seen[2] == {"event": "score", "category": "primera", "measures": NOT_COMPARED, "points": NOT_COMPARED}
+    assert seen[3] == {"event": "hand_end", "points": [1, 0], "cards": [22, 18], "without": ["primera"]}
+    assert seen[4] == {"event": "totals", "hand": 1, "totals": NOT_COMPARED}
+    assert seen[5] == {"event": "match_end", "winners": NOT_COMPARED, "totals": NOT_COMPARED}
+    assert view(doc, seen) == seen  # a view of a view is itself
+    assert view({"unsupported": [{"id": "y", "source": "house"}]}, events) == events
+
+
+def test_a_point_declared_not_expressible_names_a_category_the_rules_score(tmp_path, capsys):
+    """`unsupported[].point` must name a category the ruleset scores: otherwise `check` says so
+    in one line, with the categories it does score."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        "dsl: 1\nid: mine\nkind: house\nextends: base\nunsupported:\n"
+        "  - {id: own, source: house, note: our own primera, closest: base's, point: scoring.primerra}\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(mine)]) == 1
+    out = capsys.readouterr().out.strip()
+    assert "\n" not in out and "$.unsupported[0].point: no category 'primerra' is scored here (scored: cards, coins, escobas, primera, velo)" in out
+
+
+# Cases where a side takes all four sevens (the engine's primera is then worth two), two of them matches.
+FOUR_SEVENS_CASES = ("scoring.all-sevens.ru", "coverage.scoring.all-sevens", "sv.example-game", "match.tie.extra-hand.fr",
+                     "turn.3p.match.sv", "da.2p.2")  # fmt: skip
+
+
+@pytest.mark.parametrize("declared, bugs", [("four-sevens", ()), ("four-sevens", ("velo-twice",)), ("rules", ())])
+def test_a_rule_declared_not_expressible_is_no_bug_and_the_report_lists_it(declared, bugs):
+    """An engine whose primera is worth two for all four sevens (no file can say it), declaring
+    that primera not expressible, passes where it takes them, or shows only a planted bug; the
+    variant lists the declaration, in every format. Declaring the rules without it, the primera
+    is a bug."""
+    from engine import FOUR_SEVENS
+
+    path = str(FOUR_SEVENS if declared == "four-sevens" else RULES)
+    engine = engine_class(path, [], set(bugs), four_sevens=True)
+    report = run(engine, pick(*FOUR_SEVENS_CASES), load_declared(path, HELLO))
+    assert report.ran == len(FOUR_SEVENS_CASES)
+    keys = {b.key for b in report.bugs()}
+    unsaid = report.variant().unsaid
+    if declared == "rules":
+        assert any("primera" in k[2] for k in keys) and not unsaid, keys
+        return
+    assert keys <= (PLANTED["velo-twice"] if bugs else set()) and bool(keys) == bool(bugs), keys
+    assert [(u.point, u.id) for u in unsaid] == [("scoring.primera", "primera-worth-two-for-four-sevens")]
+    assert "not expressible: scoring.primera (primera-worth-two-for-four-sevens)" in render_text(report)
+    assert "`scoring.primera` (primera-worth-two-for-four-sevens)" in render_markdown(report)
+    as_json = to_json(report)
+    assert as_json["variant"]["not_expressible"][0]["point"] == "scoring.primera"
+    assert not list(report_schema().iter_errors(as_json))

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from escoba.conformance import unexpressed
 from escoba.conformance.compare import Divergence, all_divergences, same, same_event
 
 #: rule points every ruleset shares (not rows of the rules matrix), with what they are about
@@ -284,7 +285,7 @@ class Explainer:
                 d.point, d.explained = "common.refusals", SHAPE  # the same move refused for another reason
             else:
                 d.point = concerns(d)
-        _carried(chunk)
+        _carried(chunk, self.doc)
 
     def _exercised(self, candidate: Candidate, facts: Any) -> bool:
         if facts is None:
@@ -330,16 +331,16 @@ class Explainer:
             if not shows & {str(e.get("event")) for e in step.expected} or _counts_only(step.expected):
                 continue
             if not diverged:
-                again = redo(step, compiled, self.script)
+                again = self._redo(step, compiled)
                 if again is not None and not _same_chunk(again, observed, self.measures):
                     return False
             elif laid is not None and None not in laid:
                 # A value found laid on others must also hold where those others alone give
                 # what the engine said (optional capture's replies, for a capture rule found
                 # on top of it).
-                agreed = redo(step, laid[0], self.script)
+                agreed = self._redo(step, laid[0])
                 if agreed is not None and _same_chunk(agreed, observed, self.measures):
-                    again = redo(step, laid[1], self.script)
+                    again = self._redo(step, laid[1])
                     if again is not None and not _same_chunk(again, observed, self.measures):
                         return False
         return True
@@ -426,15 +427,20 @@ class Explainer:
             return None
 
     # ------------------------------------------------------------------ answers under other rules
+    def _redo(self, step: Any, rules: Any) -> list[dict] | None:
+        """`redo`, compared as the case's events are (conformance/unexpressed.py)."""
+        again = redo(step, rules, self.script)
+        return None if again is None else unexpressed.view(self.doc, again)
+
     def _left(self, chunk: Chunk, rules: Any, before: set[tuple[str, str]]) -> set[tuple[str, str]] | None:
         """The divergences (by kind) still left when `rules` answer the chunk's request from the
         same position; None when these rules contradict what the engine said there (a new
         divergence in the chunk, or its legal moves before)."""
         for step, observed in chunk.context:
-            again = redo(step, rules, self.script)
+            again = self._redo(step, rules)
             if again is None or not _same_chunk(again, observed, self.measures):
                 return None
-        again = redo(chunk.step, rules, self.script)
+        again = self._redo(chunk.step, rules)
         if again is None:
             return None
         left = {_key(d) for d in all_divergences(again, chunk.observed, [(0, len(chunk.observed))], self.measures)}
@@ -652,7 +658,7 @@ def _same_multiset(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(json.dumps(x, sort_keys=True) for x in b)
 
 
-def _carried(chunk: Chunk) -> None:
+def _carried(chunk: Chunk, doc: Mapping[str, Any] | None = None) -> None:
     """What an earlier divergence of the same reply carries into the rest of it follows from it:
     what the engine does not say after refusing the move (a refused move does nothing more); a
     category scored after a play or leftovers that put other cards in the piles; a hand's total,
@@ -660,7 +666,7 @@ def _carried(chunk: Chunk) -> None:
     carry (a hand's points are its categories' sum, the totals the hands' sum): the engine adds
     up its own scores right, so they are no departure of their own. A total that does not add
     up stays a divergence of its own."""
-    expected, observed = list(chunk.step.expected), list(chunk.observed)
+    expected, observed = unexpressed.view(doc, chunk.step.expected), list(chunk.observed)
     earlier: list[Divergence] = []
     for d in chunk.divergences:
         kind = _kind(d)
@@ -715,6 +721,8 @@ def _summed(events: Sequence[Mapping[str, Any]], end: Mapping[str, Any]) -> list
             break
         if e.get("event") == "score":
             points = e.get("points")
+            if points == unexpressed.NOT_COMPARED:  # left out of the hand's points as compared
+                continue
             if not isinstance(points, list):
                 return None
             total = list(points) if total is None else [a + b for a, b in zip(total, points)]

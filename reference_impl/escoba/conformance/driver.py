@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from escoba.conformance import unexpressed
 from escoba.conformance.compare import format_value, same_event
 from escoba.errors import EscobaError, TranscriptError
 from escoba.protocol.client import Session
@@ -77,6 +78,7 @@ class Plan:
     def __post_init__(self) -> None:
         if self.rules is None:
             self.rules = self.case.rules
+        self.expected = unexpressed.view(self.doc, self.expected)
 
 
 def prepare(case: Any) -> Plan:
@@ -171,6 +173,7 @@ class Driver:
         """One reply's events (a chunk). After a divergence the case goes on, unless asked to
         stop there: the replies were all requested already, and the rest is compared too."""
         trace, expected = self.trace, self.plan.expected
+        events = unexpressed.view(self.plan.doc, events)
         trace.chunks.append((len(trace.events), len(trace.events) + len(events)))
         for event in events:
             i = len(trace.events)

@@ -184,6 +184,9 @@ def render_variant(variant: Any, *, brief: bool = False, shown: int = 3) -> list
         elif k < shown or not brief:
             keys = ", ".join(row.key for row in c.rows)
             lines.append(head + (f": {_clip(keys, 150)}" if n else ""))
+    for u in variant.unsaid:
+        lines.append(f"  not expressible: {u.point} ({u.id}): {_clip(u.note, 150)}")
+        lines.append(f"    compared around it: {u.compared()}")
     for o in variant.observed:
         declared = f" (declared: {o.declared})" if o.declared else ""
         lines.append(f"  seen in this run: {o.point} played as if {o.inferred}{declared}, in {o.cases} case{'s' if o.cases != 1 else ''}: "
@@ -458,6 +461,9 @@ def render_markdown(report: RunReport) -> str:
         if others:
             out += ["", "| ruleset | points that differ |", "|---|---|"]
             out += [f"| `{c.id}` ({c.kind}) | {len(c.rows)}: {_md(', '.join(r.key for r in c.rows))} |" for c in others]
+        if variant.unsaid:
+            out += ["", "Declared not expressible (the rules cannot write them; what depends on them only is not compared):", ""]
+            out += [f"- `{u.point}` ({_md(u.id)}): {_md(u.note)} Compared around it: {_md(u.compared())}." for u in variant.unsaid]
         if variant.observed:
             out += ["", "Seen in this run (a bug, or a rule to declare):", ""]
             out += [f"- `{o.point}` played as if {_md(o.inferred)}" + (f" (declared: {_md(o.declared)})" if o.declared else "") + f", in {o.cases} case(s)" for o in variant.observed]

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from escoba.conformance import unexpressed
 from escoba.conformance.attribute import Chunk, Explainer
 from escoba.conformance.compare import CONTEXT, Divergence, all_divergences, same_event
 from escoba.conformance.driver import Plan, perft_on_engine, rejected_play, reply_chunk
@@ -153,13 +154,14 @@ class _Judge:
         """Judge one reply; True if it agrees. A divergent reply's divergences are explained."""
         out = self.out
         at, where = len(out.expected), len(out.observed)
+        expected = unexpressed.view(self.plan.doc, step.expected)
         self.steps.append(step)
         self.chunks.append(observed)
-        out.expected += step.expected
+        out.expected += expected
         out.observed += observed
-        if len(observed) == len(step.expected) and all(same_event(e, o, self.measures) for e, o in zip(step.expected, observed)):
+        if len(observed) == len(expected) and all(same_event(e, o, self.measures) for e, o in zip(expected, observed)):
             return True
-        found = all_divergences(step.expected, observed, [(0, len(observed))], self.measures)
+        found = all_divergences(expected, observed, [(0, len(observed))], self.measures)
         n = len(self.chunks) - 1
         for d in found:
             d.index += at
@@ -261,7 +263,7 @@ class _Judge:
     def _chunk_of(self, step: Step, reply: Reply) -> list[dict] | None:
         if isinstance(reply, ErrorReply) and step.kind != "probe":
             return self._refused(step, reply)
-        return reply_chunk(step.kind, step.request, reply, self.walk.script.legal, self.order)
+        return unexpressed.view(self.plan.doc, reply_chunk(step.kind, step.request, reply, self.walk.script.legal, self.order))
 
     # ------------------------------------------------------------------ the engine's position
     def _hand_events(self) -> list[dict]:

@@ -10,6 +10,10 @@ A second list says what the run *saw*: the points on which the engine played as 
 value held (a bug of the declared rules, conformance/bugs.py). If those are the rules its author
 means, they belong in the declared rules (a house rule that says them); the variant is then
 those rules, not the ones declared.
+
+A third lists the rules the declared rules say they cannot write, each on its point
+(`unsupported` entries with a `point`, conformance/unexpressed.py): what the run compared
+around them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from escoba.conformance.declared import DeclaredRules
+from escoba.conformance.unexpressed import declared
 
 #: the kinds of bundled ruleset a variant is compared with
 REGIONAL = ("base", "source", "family")
@@ -65,11 +70,31 @@ class Observed:
         return {"point": self.point, "declared": self.declared, "inferred": self.inferred, "cases": self.cases}
 
 
+@dataclass(frozen=True)
+class Unsaid:
+    """A rule the declared rules play and cannot write, on its point (conformance/unexpressed.py)."""
+
+    point: str
+    id: str
+    note: str
+    closest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"point": self.point, "id": self.id, "note": self.note, "closest": self.closest}
+
+    def compared(self) -> str:
+        """What the run compared instead, in words."""
+        category = self.point.split(".")[1]
+        return (f"not compared: the {category}'s points and measures, a match's totals and winners; each hand's points "
+                f"compared without the {category}'s; everything else as usual")  # fmt: skip
+
+
 @dataclass
 class Variant:
     rules: DeclaredRules
     comparisons: list[Comparison]  # fewest differences first
     observed: list[Observed]
+    unsaid: list[Unsaid] = field(default_factory=list)
 
     @property
     def closest(self) -> Comparison | None:
@@ -81,6 +106,7 @@ class Variant:
             "closest": self.closest.id if self.closest is not None else None,
             "rulesets": [c.to_json() for c in self.comparisons],
             "observed": [o.to_json() for o in self.observed],
+            "not_expressible": [u.to_json() for u in self.unsaid],
         }
 
 
@@ -91,7 +117,9 @@ def variant_of(rules: DeclaredRules, bugs: Iterable[Any] = ()) -> Variant:
     comparisons = [compare(rules, other) for other in regional()]
     comparisons.sort(key=lambda c: (len(c.rows), REGIONAL.index(c.kind) if c.kind in REGIONAL else 9))
     observed = [Observed(str(b.point), b.declared, str(b.inferred), len(b.cases)) for b in bugs if b.explained == VALUE]
-    return Variant(rules, comparisons, observed)
+    unsaid = [Unsaid(str(e["point"]), str(e["id"]), " ".join(str(e.get("note") or "").split()), " ".join(str(e.get("closest") or "").split()))
+              for e in declared(rules.doc)]  # fmt: skip
+    return Variant(rules, comparisons, observed, unsaid)
 
 
 def regional() -> list[Any]:

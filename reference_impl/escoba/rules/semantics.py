@@ -47,6 +47,7 @@ def check(resolved: Resolved, broken: frozenset[str] = frozenset()) -> list[Prob
         (checker.target, (("deck",), ("capture",), ("opening_table",))),
         (checker.categories, (("deck",), ("values",))),
         (checker.outright, (("deck",), ("values",), ("match",), ("opening_table",))),
+        (checker.unsaid, (("scoring",),)),
         (checker.citations, ()),
         (checker.cited_keys, ()),
     )
@@ -313,6 +314,15 @@ class _Checker:
         wild = deck.get("declaration_wild")
         if wild is not None and cards is not None and self.whole(("deck", "declaration_wild")) and not _names_card(cards, wild):
             self.problem(("deck", "declaration_wild"), f"no card '{wild}' in the deck")
+
+    def unsaid(self) -> None:
+        """A rule declared not expressible on a category's point names a category scored here."""
+        scored = {c.get("id") for c in self.doc["scoring"]["categories"]}
+        for i, item in enumerate(self.doc.get("unsupported") or []):
+            point = item.get("point")
+            if point is not None and self.whole(("unsupported", i)) and point.split(".")[1] not in scored:
+                shown = ", ".join(sorted(str(c) for c in scored))
+                self.problem(("unsupported", i, "point"), f"no category '{point.split('.')[1]}' is scored here (scored: {shown})")
 
     def outright(self) -> None:
         """Each way to win a match at once has an id of its own and a condition for a measure;

@@ -4,11 +4,16 @@ five departures) whatever ruleset `start` sends, declaring those rules in `hello
 planted on request.
 
     python tests/engines/fixed_rules/engine.py [--declare RULES|none] [--feature F]... [--bug NAME]...
+        [--primera-four-sevens]
 
 `--declare`: what `hello`'s `rules` names (default: this folder's rules.yaml, as an absolute
 path, the way an engine that keeps its rules file beside its code declares it). `--feature`:
 features `hello` lists besides (default none). `--bug`: a planted bug, from `BUGS`. The
 tests (tests/test_declared_rules.py) know which departures and bugs each run must report.
+`--primera-four-sevens`: the primera is worth one point more to a side that took all four
+sevens (`plays-four-sevens.yaml`, whose extra category the engine adds into its primera's score),
+a rule no ruleset file can say; the engine then declares `four-sevens.yaml` by default, which
+says so (`unsupported`, on the point `scoring.primera`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RULES = HERE / "rules.yaml"
+FOUR_SEVENS = HERE / "four-sevens.yaml"  # what the engine declares with --primera-four-sevens
+PLAYS_FOUR_SEVENS = HERE / "plays-four-sevens.yaml"  # what it then plays
 
 #: the departures of rules.yaml from base: (rule point, the value played, in the report's words)
 DEPARTURES = {
@@ -39,13 +46,13 @@ BUGS = {
 }
 
 
-def engine_class(declare: str | None, features: list[str], bugs: set[str]) -> type:
+def engine_class(declare: str | None, features: list[str], bugs: set[str], four_sevens: bool = False) -> type:
     from escoba.engine.hand import Hand
     from escoba.protocol.server import ReferenceEngine, Refused
     from escoba.rules import load_resolved
     from escoba.rules.compile import compile_rules
 
-    own = compile_rules(load_resolved(str(RULES)).doc)
+    own = compile_rules(load_resolved(str(PLAYS_FOUR_SEVENS if four_sevens else RULES)).doc)
 
     class FixedRules(ReferenceEngine):
         name = "fixed-rules-test"
@@ -62,6 +69,8 @@ def engine_class(declare: str | None, features: list[str], bugs: set[str]) -> ty
 
         def play_events(self, hand: Hand, move: Any) -> list[dict]:
             events = super().play_events(hand, move)
+            if four_sevens:
+                events = _folded(events)
             if "velo-twice" in bugs:
                 velo = next((e for e in events if e.get("event") == "score" and e.get("category") == "velo"), None)
                 if velo is not None:
@@ -91,18 +100,31 @@ def engine_class(declare: str | None, features: list[str], bugs: set[str]) -> ty
     return FixedRules
 
 
+def _folded(events: list[dict]) -> list[dict]:
+    """The four-sevens point added into the primera's score, as this engine tells a hand."""
+    extra = next((e for e in events if e.get("event") == "score" and e.get("category") == "four-sevens"), None)
+    if extra is None:
+        return events
+    return [
+        {**e, "points": [p + x for p, x in zip(e["points"], extra["points"])]} if e.get("event") == "score" and e.get("category") == "primera" else e
+        for e in events if e is not extra
+    ]  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--declare", default=str(RULES))
+    parser.add_argument("--declare", default=None)
+    parser.add_argument("--primera-four-sevens", action="store_true")
     parser.add_argument("--feature", action="append", default=[])
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     args = parser.parse_args(argv)
     from escoba.protocol.server import serve
 
-    declare = None if args.declare == "none" else args.declare
+    declare = args.declare or str(FOUR_SEVENS if args.primera_four_sevens else RULES)
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr
-    return serve(engine_class(declare, args.feature, set(args.bug))(), sys.stdin.buffer, stdout)
+    engine = engine_class(None if declare == "none" else declare, args.feature, set(args.bug), args.primera_four_sevens)
+    return serve(engine(), sys.stdin.buffer, stdout)
 
 
 if __name__ == "__main__":
