@@ -161,6 +161,8 @@ def build(args: argparse.Namespace) -> Any:
     if args.hands == 0 and args.transcript is None and not until:
         return Report(structural, None, None, None)
     rules_a, rules_b = compile_rules(resolved_a.doc), compile_rules(resolved_b.doc)
+    # The transcript is read before any bot plays: a file it cannot use is refused at once.
+    transcript = _transcript_hands(args.transcript, rules_a, args.players) if args.transcript is not None else None
     players, bots, jobs = _arguments(rules_a, rules_b, args)
     job = Job(resolved_a.doc, resolved_b.doc, players, args.seed, bots)
     second = _second_bots(args, bots)
@@ -188,8 +190,8 @@ def build(args: argparse.Namespace) -> Any:
             resolution = Resolution(False, (args.hands,), 1, ALPHA, args.hands, matches, strengths)
 
     rescored = Replayer(rules_a, rules_b, players).shortcut
-    if args.transcript is not None:
-        hands = _transcript_hands(args.transcript, rules_a, args.players)
+    if transcript is not None:
+        hands = transcript
         t_players = hands[0].players
         tally = replay(replace(job, players=t_players), hands, (rules_a, rules_b))
         games = Games("transcript", len(hands), t_players, args.seed, bots, args.transcript,

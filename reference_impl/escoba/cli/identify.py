@@ -189,6 +189,11 @@ def render(found, shown: str, written: dict, checked=None) -> str:
             lines.append(f"  case: {written.get(u.minimal['id']) or u.minimal['id']} ({len(u.minimal['expect'])} events)")
         else:
             lines.append(f"  in a game of {len(u.case['expect'])} events: {u.case['notes'][0] if u.case.get('notes') else u.case['id']}")
+        category = _category_of(u.point)
+        if category is not None:
+            # Only the engine's author can tell a bug from a rule no key can write.
+            lines.append(f"  a bug, or a rule the DSL cannot say: if the engine means it, declare it not expressible in the house "
+                         f"rule (unsupported: a point scoring.{category}, docs/conformance.md section 3)")  # fmt: skip
     if found.closest != found.sent:
         departs = ", ".join(found.from_sent) or "no decided rule point"
         lines.append(f"from the ruleset sent ({found.sent}) it departs on: {departs}")
@@ -215,6 +220,12 @@ def render(found, shown: str, written: dict, checked=None) -> str:
     else:
         lines += ["", f"OK: the engine plays {found.closest}"]
     return "\n".join(map(terminal, lines)) + "\n"  # what the engine said, escaped (escoba.escape)
+
+
+def _category_of(point: str | None) -> str | None:
+    """The category a scoring point names (`scoring.primera.measure` → `primera`), else None."""
+    parts = (point or "").split(".")
+    return parts[1] if len(parts) >= 2 and parts[0] == "scoring" and parts[1] not in ("", "*") else None
 
 
 def render_check(checked, written: bool) -> list[str]:
