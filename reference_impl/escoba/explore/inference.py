@@ -288,12 +288,39 @@ class _Identifier:
         same moves, say every event the engine said (its divergent one included)? Under `doc`
         the case may stop being playable further on (a move no longer legal, a match that ends
         sooner or later): what it says up to there is what counts."""
+        cut = _upto(data, len(events))
+        if self._surely_not(cut, doc, events):
+            return False
         path = self.hypotheses.path(doc)
         if path is None:
             return False
-        said = _replayed(_upto(data, len(events)), path)
+        said = _replayed(cut, path)
         d = first_divergence(said, events, self.measures)
         return d is None or (d.index >= len(events) and d.observed is None)
+
+    def _surely_not(self, data: Mapping[str, Any], doc: Mapping[str, Any], events: Sequence[dict]) -> bool:
+        """The hypothesis, compiled in memory without a ruleset file's checks, plays the case
+        through and says otherwise than the engine before its last event: it cannot explain it.
+        Most values tried at a divergence fail so; only the others are written as a file and
+        checked (a few ms against some 80). Anything it cannot play through is left to that check."""
+        from escoba.notation import parse_move
+        from escoba.transcript.case import _build
+        from escoba.transcript.record import replayed_events
+
+        rules = self.compiled(doc)
+        base = self.hypotheses.path(self.doc)
+        if rules is None or base is None:
+            return False
+        try:
+            case = _build({**data, "ruleset": base, "kind": "game", "expect": []}, None)
+            moves = [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
+        except (EscobaError, ValueError, KeyError, TypeError, IndexError):
+            return False
+        said = replayed_events(case, rules, moves)
+        if said is None:
+            return False
+        d = first_divergence(said, events, self.measures)
+        return d is not None and (d.index < len(events) or d.observed is not None)
 
     def consistent(self, data: Mapping[str, Any], doc: Mapping[str, Any], events: Sequence[dict]) -> bool:
         """`doc` explains this game's events and those of every game the engine passed."""
