@@ -98,6 +98,7 @@ runtest
 reportinfo
 pytest_plugins
 pytestmark
+pytest_xdist_auto_num_workers  # pytest-xdist's hook, in tests/conftest.py
 
 # Called by name: the outside engine aalborg (tests/engines/outside/aalborg/engine.py) dispatches
 # each request to `on_<cmd>`, as the app it ports does.

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # No deadline: a 2-core CI machine makes per-example timing noise, not findings.
@@ -38,9 +39,14 @@ SLOW = bool(os.environ.get("ESCOBA_SLOW")) or os.environ.get("HYPOTHESIS_PROFILE
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
     if SLOW:
         return
-    import pytest
-
     skip = pytest.mark.skip(reason="a whole run: ESCOBA_SLOW=1 or HYPOTHESIS_PROFILE=deep")
     for item in items:
         if item.get_closest_marker("whole_run") is not None:
             item.add_marker(skip)
+
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (`python -m pytest -n auto`, as CI runs the suite)
+def pytest_xdist_auto_num_workers(config):  # type: ignore[no-untyped-def]
+    """A worker per core, at most four: each grows to about 2 GB over the whole suite."""
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))

@@ -56,7 +56,7 @@ def test_readme_commands_parse_and_name_what_exists() -> None:
 def test_quick_start_is_two_commands() -> None:
     """The Quick start block is exactly the two commands it promises."""
     quick = README.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
-    assert quick.splitlines() == ["pip install . && escoba conformance", "pip install '.[test]' && python -m pytest"]
+    assert quick.splitlines() == ["pip install . && escoba conformance", "pip install '.[test]' && python -m pytest -n auto"]
 
 
 def test_a_new_engine_needs_three_commands() -> None:
