@@ -558,6 +558,7 @@ def test_a_rule_declared_not_expressible_is_no_bug_and_the_report_lists_it(decla
     unsaid = report.variant().unsaid
     if declared == "rules":
         assert any("primera" in k[2] for k in keys) and not unsaid, keys
+        assert "if the engine means it and no key can say it: declare scoring.primera not expressible" in render_text(report)
         return
     assert keys <= (PLANTED["velo-twice"] if bugs else set()) and bool(keys) == bool(bugs), keys
     assert [(u.point, u.id) for u in unsaid] == [("scoring.primera", "primera-worth-two-for-four-sevens")]

@@ -165,6 +165,10 @@ def render_bugs(report: RunReport, *, brief: bool = False) -> list[str]:
             lines.append(f"     replay: {bug.shrunk['replay']}")
         elif bug.replay:
             lines.append(f"     replay: {bug.replay}")
+        if report.rules is not None and bug.explained is None and (bug.point or "").startswith("scoring."):
+            # Only the author can tell a bug from a rule the DSL cannot say.
+            lines.append(f"     if the engine means it and no key can say it: declare {bug.point} not expressible "
+                         "(docs/conformance.md, section 3)")  # fmt: skip
     return lines
 
 
