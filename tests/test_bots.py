@@ -33,8 +33,8 @@ def play_hand(rules, players, dealer, seed, bots):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("clever", "unknown bot 'clever'; known bots: random, greedy, expert, search:PLAYOUTS"),
-        ("greedy:3", "unknown bot 'greedy:3'; known bots: random, greedy, expert, search:PLAYOUTS"),
+        ("clever", "unknown bot 'clever'; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]"),
+        ("greedy:3", "unknown bot 'greedy:3'; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]"),
         ("search", "bad search budget '' in 'search': a number of playouts from 1 to 1,000,000 (search:200) or a time such as search:0.5s or search:300ms"),
         ("search:0", "bad search budget '0' in 'search:0'"),
         ("search:lots", "bad search budget 'lots' in 'search:lots'"),

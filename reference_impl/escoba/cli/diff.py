@@ -40,9 +40,10 @@ excludes zero, else unresolved. With --until-resolved the hands are played in ba
 --max-hands is reached; the intervals are widened for the planned number of looks too.
 
 Bots: random, greedy (one move ahead, by the ruleset's own scoring), expert (greedy's
-judgement while cards are hidden, exact play once every card is known) or search:PLAYOUTS
+judgement while cards are hidden, exact play once every card is known), search:PLAYOUTS
 (information-set Monte Carlo tree search; search:0.5s is a time budget, not
-reproducible), one for all seats or one per seat, repeated round the table. By default
+reproducible) or strong[:PLAYOUTS] (the search with a learned prior, the last deal solved
+and the opponent modelled; about 40 ms a decision), one for all seats or one per seat, repeated round the table. By default
 the diff is played by expert bots and its headlines again by greedy ones: a headline
 whose conclusion differs between the two is marked bot-sensitive.
 
@@ -89,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="players at the table (default 2 if both rulesets allow it)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
     parser.add_argument("--bots", metavar="NAME[,NAME…]",
-                        help="random, greedy, expert or search:PLAYOUTS; one for all seats or one per seat, repeated round "
+                        help="random, greedy, expert, search:PLAYOUTS or strong[:PLAYOUTS]; one for all seats or one per seat, repeated round "
                              f"the table (default {DEFAULT_BOTS[0]})")  # fmt: skip
     parser.add_argument("--second-bots", metavar="NAME[,NAME…]|none",
                         help="the second strength the headlines are played under, to find bot-sensitive ones "

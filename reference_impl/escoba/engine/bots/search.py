@@ -22,6 +22,20 @@ Once the seat knows where every card is (at two players, the last round), the bo
 search: it plays exactly (`escoba.engine.bots.endgame`), which a tree of playouts can only
 approach.
 
+Three options make the strong search (spec `strong`, docs/bots.md), each off by default so
+that `search:N` plays as it always has:
+
+- `learned`: the root moves' prior is the learned judgement (`escoba.engine.bots.evaluation`)
+  rather than the greedy judge's;
+- `exact_last_deal`: a playout that reaches the last deal is valued by solving the rest of that
+  deal exactly (`endgame.exact_leads`). In a deal of the unseen cards every card is then known
+  to every seat still holding cards, as it is in the real hand, so the solve is what the
+  players themselves could work out (no strategy fusion), where the light playout guessed;
+- `own_view_replies`: inside the tree, an opponent with a choice replies as the greedy judge
+  would from *its own* view of that deal (the cards it was dealt there), rather than by UCT
+  over statistics pooled across deals that gave it other cards, which credits it with
+  replies made knowing what the seat holds.
+
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
 random with `playout="random"`. They are played on `Hand`: a playout is a few moves, and
@@ -37,7 +51,8 @@ import time
 from collections.abc import Callable
 
 from escoba.engine.bots.basic import generator, thinking
-from escoba.engine.bots.endgame import best_move, known_hand
+from escoba.engine.bots.endgame import best_move, exact_leads, known_hand
+from escoba.engine.bots.evaluation import Evaluation
 from escoba.engine.bots.greedy import Judge
 from escoba.engine.hand import Hand, Move
 from escoba.engine.scoring import leads
@@ -60,10 +75,17 @@ class Node:
 
 
 def search_bot(
-    seed: int | random.Random | None = None, *, playouts: int | None = 200, seconds: float | None = None, playout: str = "greedy"
+    seed: int | random.Random | None = None,
+    *,
+    playouts: int | None = 200,
+    seconds: float | None = None,
+    playout: str = "greedy",
+    learned: bool = False,
+    exact_last_deal: bool = False,
+    own_view_replies: bool = False,
 ) -> Callable[[Hand], Move]:
     """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move; exact
-    play once every card is known."""
+    play once every card is known. The three flags are the strong search's options (above)."""
     if playouts is None and seconds is None:
         raise ValueError("a search needs a budget: playouts or seconds")
     rng = generator(seed)
@@ -72,7 +94,10 @@ def search_bot(
         known = known_hand(hand.view(seat))
         if known is not None:
             return best_move(known)
-        return search(hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout)
+        return search(
+            hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout, learned=learned,
+            exact_last_deal=exact_last_deal, own_view_replies=own_view_replies,
+        )  # fmt: skip
 
     return thinking(choose)
 
@@ -85,8 +110,12 @@ def search(
     playouts: int | None = 200,
     seconds: float | None = None,
     playout: str = "greedy",
+    learned: bool = False,
+    exact_last_deal: bool = False,
+    own_view_replies: bool = False,
 ) -> Move:
-    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only."""
+    """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only
+    (the flags: the module's docstring)."""
     view = hand.view(seat)
     rules = hand.rules
     side_of = hand.side_of
@@ -94,12 +123,14 @@ def search(
     worth = worth_of(rules, sides)
     prefer = _preference(worth) if playout == "greedy" else None
     evaluate = _Evaluate(worth)
-    finish = _greedy_playout(prefer, evaluate) if prefer is not None else _random_playout(rng, evaluate)
+    settled = _settled if exact_last_deal else None
+    finish = _greedy_playout(prefer, evaluate, settled) if prefer is not None else _random_playout(rng, evaluate, settled)
     root = Node()
-    # The greedy bot's judgement of each move is the prior: a move's value is its playouts'
-    # mean lead shrunk towards it, as if it were PRIOR playouts' worth of evidence. Small
-    # budgets play about as greedy does; large ones overrule it where the playouts disagree.
-    judge = Judge(view, worth)
+    # The greedy bot's judgement of each move (or the learned one's) is the prior: a move's
+    # value is its playouts' mean lead shrunk towards it, as if it were PRIOR playouts' worth of
+    # evidence. Small budgets play about as the judgement does; large ones overrule it where
+    # the playouts disagree.
+    judge = Evaluation(view, worth) if learned else Judge(view, worth)
     prior = {m: judge.move(m) for m in hand.legal_moves()}
     base = evaluate(hand)[side_of[seat]]  # the lead now: root values are gains from here
     root_moves = hand.legal_moves()
@@ -152,6 +183,20 @@ def search(
                 seen = children.get(m)
                 if seen is not None:
                     seen.avail += 1
+            if own_view_replies and mover != side_of[seat] and len(legal) > 1:
+                # The opponent replies as it would knowing only its own cards in this deal.
+                reply = Judge(state.view(state.to_play), worth)
+                move = max(legal, key=reply.move)
+                state.apply(move)
+                replied = children.get(move)
+                if replied is None:
+                    child = children[move] = Node()
+                    child.avail = 1
+                    path.append((child, mover))
+                    break
+                node = replied
+                path.append((node, mover))
+                continue
             if untried_here:  # the move the playout policy likes best: replies are not random guesses
                 move = prefer(state, untried_here) if prefer is not None else untried_here[rng.randrange(len(untried_here))]
                 child = children[move] = Node()
@@ -207,11 +252,25 @@ class _Evaluate:
         return leads([sum(card_worth[c] for c in pile) / 2 + escoba * e for pile, e in zip(piles, escobas)])
 
 
-def _random_playout(rng: random.Random, evaluate: _Evaluate) -> Finish:
+Settled = Callable[[Hand, int], bool] | None  # whether a playout's state is solved exactly from here
+
+
+def _settled(state: Hand, stock: int) -> bool:
+    """A playout that began before the last deal has reached it, with a play still to make, and
+    every seat still holding cards knows every card (at most two seats hold any: each sees the
+    other's hand as the cards it has not seen)."""
+    return stock > 0 and state.stock_size == 0 and state.to_play is not None and sum(1 for h in state.hands if h) <= 2
+
+
+def _random_playout(rng: random.Random, evaluate: _Evaluate, settled: Settled = None) -> Finish:
     def finish(state: Hand, stock: int) -> list[float]:
         while state.to_play is not None and not _past_horizon(state, stock):
+            if settled is not None and settled(state, stock):
+                return list(exact_leads(state))
             moves = state.legal_moves()
             state.apply(moves[rng.randrange(len(moves))])
+        if settled is not None and settled(state, stock):
+            return list(exact_leads(state))
         return evaluate(state)
 
     return finish
@@ -246,10 +305,14 @@ def _preference(worth: Worth) -> Callable[[Hand, list[Move]], Move]:
     return prefer
 
 
-def _greedy_playout(prefer: Callable[[Hand, list[Move]], Move], evaluate: _Evaluate) -> Finish:
+def _greedy_playout(prefer: Callable[[Hand, list[Move]], Move], evaluate: _Evaluate, settled: Settled = None) -> Finish:
     def finish(state: Hand, stock: int) -> list[float]:
         while state.to_play is not None and not _past_horizon(state, stock):
+            if settled is not None and settled(state, stock):
+                return list(exact_leads(state))
             state.apply(prefer(state, state.legal_moves()))
+        if settled is not None and settled(state, stock):
+            return list(exact_leads(state))
         return evaluate(state)
 
     return finish

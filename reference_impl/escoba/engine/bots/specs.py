@@ -1,8 +1,10 @@
 """Bot specs: the names `escoba simulate`, `escoba diff`, `escoba play` and the benchmarks
 accept for a bot, and the constructor behind each.
 
-`random`, `greedy`, `search:PLAYOUTS` (`search:200`) or `search:SECONDSs` (`search:0.5s`, a time
-budget: not reproducible). `bot_maker(spec)` gives the constructor `seed -> bot` that
+`random`, `greedy`, `expert`, `search:PLAYOUTS` (`search:200`) or `search:SECONDSs`
+(`search:0.5s`, a time budget: not reproducible), and `strong` (`strong:PLAYOUTS`, budgets as
+search's): the search with the learned prior, the last deal solved exactly and the opponents
+replying from their own view (`escoba.engine.bots.search`). `bot_maker(spec)` gives the constructor `seed -> bot` that
 `escoba simulate` and `escoba diff` call once per hand and seat. This registry sits above the
 bots it names: each bot module knows nothing of the others' names.
 """
@@ -16,7 +18,9 @@ from escoba.engine.bots.search import search_bot
 from escoba.errors import EscobaError
 
 BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}
-BOT_SPECS = ("random", "greedy", "expert", "search:PLAYOUTS")
+BOT_SPECS = ("random", "greedy", "expert", "search:PLAYOUTS", "strong[:PLAYOUTS]")
+# The strong search's budget when none is given: the one measured in docs/bots.md's ladder.
+STRONG_PLAYOUTS = 200
 
 
 def search_bot_spec(spec: str, where: str = "") -> tuple[int | None, float | None]:
@@ -53,6 +57,13 @@ def bot_maker(spec: str, where: str = "") -> BotMaker:
             return search_bot(seed, playouts=playouts, seconds=seconds)
 
         return make
+    if name == "strong":
+        playouts, seconds = search_bot_spec(spec, where) if ":" in spec else (STRONG_PLAYOUTS, None)
+
+        def make_strong(seed: Seed) -> Bot:
+            return search_bot(seed, playouts=playouts, seconds=seconds, learned=True, exact_last_deal=True, own_view_replies=True)
+
+        return make_strong
     if name in BOTS and ":" not in spec:
         return BOTS[name]
     shown = repr(spec) if spec else "an empty name"
