@@ -862,7 +862,7 @@ EXAMPLES: dict[str, Producer] = {
     "no finished hand to count": api(lambda: Match(escoba.load_ruleset("base"), 2, seed=1).end_hand()),
     "a card is dealt twice": api(lambda: arrange_deck(escoba.load_ruleset("base"), 2, 0, ["7♦"], [[["7♦"], []]])),
     "the number of hands must be at least 1, got 0": api(lambda: simulate("base", 0)),
-    "unknown bot 'clever'; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]": api(lambda: simulate("base", 1, bots=["clever"])),
+    "unknown bot 'clever'; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]": api(lambda: simulate("base", 1, bots=["clever"])),
     # ---- the reference engine's refusals
     "not JSON: Expecting value: line 1 column 1 (char 0)": served(b"hello"),
     "a request is a JSON object": served(b"[1, 2]"),
@@ -962,7 +962,7 @@ EXAMPLES: dict[str, Producer] = {
         ctx.file("mine.yaml", "keep") and cli_errors("new", "mine", "--extends", "da")(ctx)
     ),
     "'-' (standard input) may be given once": cli_errors("check", "-", "-"),
-    "unknown bot 'foo' in --bots; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]": cli_errors("simulate", "base", "--bots", "foo"),
+    "unknown bot 'foo' in --bots; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]": cli_errors("simulate", "base", "--bots", "foo"),
     "--hands must be at least 1, got 0": cli_errors("simulate", "base", "--hands", "0"),
     "--target needs --matches (single hands have no target)": cli_errors("simulate", "base", "--target", "5"),
     "--jobs must be 0 (one per CPU) or more, got -1": cli_errors("simulate", "base", "--jobs", "-1"),
@@ -994,7 +994,7 @@ EXAMPLES: dict[str, Producer] = {
     "the Dask scheduler at … cannot run chunks: it has no worker after … s": cluster_failure(workers=0),
     "the Dask cluster at … finished no chunk within … s (no worker left?)": cluster_no_chunk,
     "--cluster needs Dask: pip install 'escoba[cluster]'": cluster_without_dask,
-    "unknown bot 'foo' in --second-bots; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]": cli_errors("diff", "da", "sv", "--second-bots", "foo"),
+    "unknown bot 'foo' in --second-bots; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]": cli_errors("diff", "da", "sv", "--second-bots", "foo"),
 }
 
 

@@ -291,7 +291,7 @@ def test_lone_card_places_where_capture_is_optional():
     "argv, message",
     [
         (["play", "base", "--players", "5"], "escoba play: base is played by 2, 3 or 4 players, not 5"),
-        (["play", "base", "--bots", "smart"], "escoba play: unknown bot 'smart' in --bots; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]"),
+        (["play", "base", "--bots", "smart"], "escoba play: unknown bot 'smart' in --bots; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]"),
         (["play", "base", "--target", "0"], "escoba play: --target must be at least 1, got 0"),
     ],
 )

@@ -149,7 +149,7 @@ def test_match_stats_add_up():
     [
         ({"hands": 0}, "the number of hands must be at least 1, got 0"),
         ({"players": 5}, "base is played by 2, 3, 4 players, not 5"),
-        ({"bots": ("clever",)}, "unknown bot 'clever'; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]"),
+        ({"bots": ("clever",)}, "unknown bot 'clever'; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]"),
         ({"jobs": 0}, "jobs must be at least 1, got 0"),
     ],
 )
@@ -209,8 +209,8 @@ def test_cli_no_progress_bar_when_not_a_terminal(capsys):
     "argv, message",
     [
         (["--players", "5"], "escoba simulate: base is played by 2, 3 or 4 players, not 5"),
-        (["--bots", "random,clever"], "escoba simulate: unknown bot 'clever' in --bots; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]"),
-        (["--bots", "random,"], "escoba simulate: unknown bot an empty name in --bots; known bots: random, greedy, expert, search:PLAYOUTS, strong[:PLAYOUTS]"),
+        (["--bots", "random,clever"], "escoba simulate: unknown bot 'clever' in --bots; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]"),
+        (["--bots", "random,"], "escoba simulate: unknown bot an empty name in --bots; known bots: random, greedy, expert, learned, search:PLAYOUTS, strong[:PLAYOUTS]"),
         (["--hands", "0"], "escoba simulate: --hands must be at least 1, got 0"),
         (["--matches", "-1"], "escoba simulate: --matches must be at least 1, got -1"),
         (["--target", "11"], "escoba simulate: --target needs --matches (single hands have no target)"),

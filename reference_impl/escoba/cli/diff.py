@@ -40,10 +40,12 @@ excludes zero, else unresolved. With --until-resolved the hands are played in ba
 --max-hands is reached; the intervals are widened for the planned number of looks too.
 
 Bots: random, greedy (one move ahead, by the ruleset's own scoring), expert (greedy's
-judgement while cards are hidden, exact play once every card is known), search:PLAYOUTS
-(information-set Monte Carlo tree search; search:0.5s is a time budget, not
-reproducible) or strong[:PLAYOUTS] (the search with a learned prior, the last deal solved
-and the opponent modelled; about 40 ms a decision), one for all seats or one per seat, repeated round the table. By default
+judgement while cards are hidden, exact play once every card is known), learned (the
+expert with a learned judgement), search:PLAYOUTS (information-set Monte Carlo tree
+search; search:0.5s is a time budget, not reproducible) or strong[:PLAYOUTS] (the search
+with the learned prior, the last deal solved exactly and the opponent replying from its own
+view; about 40 ms a decision), one for all seats or one per seat, repeated round the
+table. By default
 the diff is played by expert bots and its headlines again by greedy ones: a headline
 whose conclusion differs between the two is marked bot-sensitive.
 
@@ -90,7 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="players at the table (default 2 if both rulesets allow it)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
     parser.add_argument("--bots", metavar="NAME[,NAME…]",
-                        help="random, greedy, expert, search:PLAYOUTS or strong[:PLAYOUTS]; one for all seats or one per seat, repeated round "
+                        help="random, greedy, expert, learned, search:PLAYOUTS or strong[:PLAYOUTS]; one for all seats or one per seat, repeated round "
                              f"the table (default {DEFAULT_BOTS[0]})")  # fmt: skip
     parser.add_argument("--second-bots", metavar="NAME[,NAME…]|none",
                         help="the second strength the headlines are played under, to find bot-sensitive ones "
@@ -256,9 +258,10 @@ def _until_resolved(jobs_played: list[Any], args: argparse.Namespace, jobs: int,
     the first is resolved."""
     from escoba.diff.headlines import Resolution, Strength, alpha_for, schedule, verdicts
     from escoba.diff.runner import new_pool, plan
+    from escoba.engine.bots.specs import searches
 
     job = jobs_played[0]
-    search = any(b.startswith("search") for played in jobs_played for b in played.bots)
+    search = any(searches(b) for played in jobs_played for b in played.bots)
     if args.matches is not None:
         raise UsageError(f"--matches does not go with --until-resolved (matches grow with the hands, one per {RESOLVE_MATCH_SHARE})")
     most = args.max_hands if args.max_hands is not None else (SEARCH_MAX_HANDS if search else DEFAULT_MAX_HANDS)
@@ -297,8 +300,9 @@ class _progress:
 
     def __init__(self, bots: Any, hands: int, unit: str, always: bool = False):
         from escoba.cli.simulate import progress_bar
+        from escoba.engine.bots.specs import searches
 
-        search = any(b.startswith("search") for b in bots)
+        search = any(searches(b) for b in bots)
         self.bar = progress_bar(sys.stderr, unit) if always or search or hands >= PROGRESS_AFTER else None
 
     def __enter__(self) -> Any:

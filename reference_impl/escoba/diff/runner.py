@@ -34,6 +34,7 @@ from typing import Any
 from escoba.diff.compare_sim import Totals
 from escoba.diff.paired import HandResult, MatchResult, PairedHands, PairedMatches
 from escoba.diff.rescore import Played, Replayer, Tally, new_tally, record
+from escoba.engine.bots.specs import searches
 from escoba.engine.hand import Hand
 from escoba.rules.compile import Rules, compile_rules
 from escoba.simulate import Accumulator, MatchAccumulator, deal_hand, play_match, seat_makers
@@ -256,7 +257,7 @@ MATCH_WEIGHT = 7  # a match is 6 to 9 hands: its share of the progress bar
 
 def plan(job: Job, hands: int, matches: int, start: int = 0, match_start: int = 0) -> list[tuple[str, int, int]]:
     """The chunks `run` splits hands `start … hands-1` and matches `match_start … matches-1` into."""
-    size = SEARCH_CHUNK if any(b.startswith("search") for b in job.bots) else CHUNK
+    size = SEARCH_CHUNK if any(searches(b) for b in job.bots) else CHUNK
     msize = max(1, size // 10) if size == SEARCH_CHUNK else MATCH_CHUNK
     tasks: list[tuple[str, int, int]] = [("hands", lo, min(lo + size, hands)) for lo in range(start, hands, size)]
     tasks += [("matches", lo, min(lo + msize, matches)) for lo in range(match_start, matches, msize)]

@@ -8,6 +8,10 @@ exactly (`escoba.engine.bots.endgame`): the leftovers, the last capture and ever
 are then worked out to the end rather than estimated. At three or four players the last cards
 stay in several hidden hands; for the last few plays it solves a sample of their deals.
 
+With `learned=True` (spec `learned`) the judge is the learned judgement instead
+(`escoba.engine.bots.evaluation`: more of the position a move leaves, weighed by fitted
+weights), the rest unchanged.
+
 Every choice is made from `hand.view(seat)` (tests/test_bots.py deals the hidden cards again
 and requires the same move), and the game is known only through the compiled ruleset.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 from escoba.engine.bots.basic import Bot, Seed, generator, thinking
 from escoba.engine.bots.endgame import best_move, known_hand, sampled_move
+from escoba.engine.bots.evaluation import Evaluation
 from escoba.engine.bots.greedy import Judge
 from escoba.engine.hand import Hand, Move
 from escoba.engine.worth import worth_of
@@ -30,10 +35,11 @@ LATE = 6
 WORLDS = 16
 
 
-def expert_bot(seed: Seed = None) -> Bot:
-    """The greedy judge, exact play once every card is known, a sampled solve for the last few
-    plays at three or four players (ties break at random in the judge's moves, to the first
-    legal move when solving)."""
+def expert_bot(seed: Seed = None, *, learned: bool = False) -> Bot:
+    """The greedy judge (the learned one with `learned`), exact play once every card is known,
+    a sampled solve for the last few plays at three or four players (ties break at random in
+    the judge's moves, to the first legal move when solving)."""
+    judgement = Evaluation if learned else Judge
     rng = generator(seed)
 
     def choose(hand: Hand, seat: int) -> Move:
@@ -43,7 +49,7 @@ def expert_bot(seed: Seed = None) -> Bot:
             return best_move(known)
         if view.stock_size == 0 and sum(view.hand_sizes) <= LATE:
             return sampled_move(view, hand.legal_moves(), rng, WORLDS)
-        judge = Judge(view, worth_of(hand.rules, hand.sides))
+        judge = judgement(view, worth_of(hand.rules, hand.sides))
         return max(hand.legal_moves(), key=lambda m: (judge.move(m), rng.random()))
 
     return thinking(choose)

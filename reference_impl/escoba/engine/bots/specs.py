@@ -1,7 +1,7 @@
 """Bot specs: the names `escoba simulate`, `escoba diff`, `escoba play` and the benchmarks
 accept for a bot, and the constructor behind each.
 
-`random`, `greedy`, `expert`, `search:PLAYOUTS` (`search:200`) or `search:SECONDSs`
+`random`, `greedy`, `expert`, `learned` (the expert with the learned judgement), `search:PLAYOUTS` (`search:200`) or `search:SECONDSs`
 (`search:0.5s`, a time budget: not reproducible), and `strong` (`strong:PLAYOUTS`, budgets as
 search's): the search with the learned prior, the last deal solved exactly and the opponents
 replying from their own view (`escoba.engine.bots.search`). `bot_maker(spec)` gives the constructor `seed -> bot` that
@@ -17,10 +17,22 @@ from escoba.engine.bots.greedy import greedy_bot
 from escoba.engine.bots.search import search_bot
 from escoba.errors import EscobaError
 
-BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}
-BOT_SPECS = ("random", "greedy", "expert", "search:PLAYOUTS", "strong[:PLAYOUTS]")
+
+def learned_bot(seed: Seed = None) -> Bot:
+    """The expert with the learned judgement in place of greedy's."""
+    return expert_bot(seed, learned=True)
+
+
+BOTS: dict[str, BotMaker] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot, "learned": learned_bot}
+BOT_SPECS = ("random", "greedy", "expert", "learned", "search:PLAYOUTS", "strong[:PLAYOUTS]")
 # The strong search's budget when none is given: the one measured in docs/bots.md's ladder.
 STRONG_PLAYOUTS = 200
+
+
+def searches(spec: str) -> bool:
+    """Whether a bot spec names a tree search (`search:…`, `strong…`): tens to thousands of times
+    a plain bot's time a decision, so runs split their work finer for it."""
+    return spec.split(":", 1)[0] in ("search", "strong")
 
 
 def search_bot_spec(spec: str, where: str = "") -> tuple[int | None, float | None]:
