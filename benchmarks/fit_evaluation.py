@@ -10,8 +10,9 @@ every card is known it plays exactly, as the expert does. Each choice records th
 the position the move leaves (`Evaluation.features`), with two that no move changes (a constant,
 and the worth of each side's captures so far, escobas included), and the side's lead when the
 hand ends. The weights are the least-squares fit of that lead on the features (normal
-equations, solved in plain Python). Prints the weights of the move features, in the order of
-`evaluation.FEATURES`, ready to paste. A script, never a test: it takes a few minutes.
+equations, solved in plain Python, standard library only). Prints each round's size and its
+two fixed weights on stderr, then the move features' weights, rounded to three places as
+`evaluation.WEIGHTS` holds them. A script, never a test: about ten minutes a round.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from escoba.engine.bots.evaluation import FEATURES, Evaluation
 from escoba.engine.hand import Hand, shuffled_decks
 from escoba.engine.scoring import leads
 from escoba.engine.worth import worth_of
+from escoba.errors import EscobaError
 
 EXPLORE = 0.2  # share of choices made at random
+MIN_HANDS = 100  # fewer leave some feature without the spread a fit needs
 
 
 def captured_lead(hand: Hand, side: int, worth: escoba.engine.worth.Worth) -> float:
@@ -101,7 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of fitting (default 2)")
     parser.add_argument("--seed", type=int, default=2, help="round r of fitting plays from seed + r (default 2: WEIGHTS' own)")
     args = parser.parse_args(argv)
-    rules = escoba.load_ruleset(args.ruleset)
+    if args.hands < MIN_HANDS or args.rounds < 1:
+        parser.error(f"--hands must be at least {MIN_HANDS} and --rounds at least 1")
+    try:
+        rules = escoba.load_ruleset(args.ruleset)
+    except EscobaError as error:
+        parser.error(str(error))
     if 2 not in rules.player_counts:
         parser.error(f"{args.ruleset} is not played by two players")
     weights: tuple[float, ...] | None = None
@@ -111,11 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         weights = tuple(fitted[: len(FEATURES)])
         print(f"round {r + 1}: {len(rows):,} choices; constant {fitted[-2]:+.3f}, captured lead {fitted[-1]:+.3f}", file=sys.stderr)
     assert weights is not None
-    for name, w in zip(FEATURES, weights):
-        print(f"{name:14s} {w:+.3f}", file=sys.stderr)
-    print("WEIGHTS = (" + ", ".join(f"{w:.3f}" for w in weights) + ")")
+    print("WEIGHTS = {" + ", ".join(f'"{name}": {w:.3f}' for name, w in zip(FEATURES, weights)) + "}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
