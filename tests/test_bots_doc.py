@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "docs" / "bots.md"
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -51,12 +53,21 @@ def shape(line: str) -> str:
     return " ".join(NUMBER.sub("N", line.replace("+", "")).replace("-N", "N").split())
 
 
-def test_the_ladder_is_shown_as_benchmarks_bots_prints_it():
-    """The ladder's command parses with benchmarks/bots.py's options, and the tables under it
+LADDERS = re.findall(r"<!-- (ladder[\w-]*) -->", DOC.read_text(encoding="utf-8"))
+
+
+def test_the_ladders_are_found():
+    """docs/bots.md marks the whole ladder and the strong search's runs, so the test below checks them."""
+    assert "ladder" in LADDERS and len(LADDERS) >= 4, LADDERS
+
+
+@pytest.mark.parametrize("marker", LADDERS)
+def test_the_ladder_is_shown_as_benchmarks_bots_prints_it(marker):
+    """Each ladder's command parses with benchmarks/bots.py's options, and the tables under it
     have the rows and columns the script prints for that command's pairs and games, each cell
     in the script's format, then its closing line."""
     bots = script("bots")
-    argv, lines = section("ladder")
+    argv, lines = section(marker)
     args = bots.build_parser().parse_args(argv)
     assert args.format == "markdown"
     fake = {(pair, game): bots.Tally(leads=[0.5, 1.5], cpu=[0.001, 0.002], decisions=[1, 1])

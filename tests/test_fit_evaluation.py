@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 import random
 
+from tests.test_bots_doc import script
+
 import escoba
 from escoba.engine.bots.evaluation import FEATURES
-from tests.test_bots_doc import script
 
 
 def test_least_squares_recovers_the_weights_of_an_exact_linear_rule():
