@@ -13,6 +13,7 @@ import pytest
 import escoba
 from escoba.engine.bots import bot_maker, expert_bot, greedy_bot, random_bot
 from escoba.engine.bots.search import search_bot
+from escoba.engine.bots.specs import searches
 from escoba.engine.hand import Hand
 from escoba.engine.worth import worth_of
 from escoba.errors import EscobaError
@@ -57,6 +58,12 @@ def test_every_bot_spec_plays_a_whole_hand(spec):
     make = bot_maker(spec)
     hand = play_hand(rules, 2, 0, 3, [make(1), make(2)])
     assert hand.points is not None
+
+
+def test_the_searching_specs_are_told_apart():
+    """`search:…` and `strong…` are the tree searches (diff splits their runs finer), no other bot."""
+    assert [searches(spec) for spec in ("search:8", "search:0.5s", "strong", "strong:50")] == [True] * 4
+    assert not any(searches(spec) for spec in ("random", "greedy", "expert", "learned"))
 
 
 # --------------------------------------------------------------------------- determinism
