@@ -1,10 +1,11 @@
 """Bot specs: the names `escoba simulate`, `escoba diff`, `escoba play` and the benchmarks
 accept for a bot, and the constructor behind each.
 
-`random`, `greedy`, `expert`, `learned` (the expert with the learned judgement), `search:PLAYOUTS` (`search:200`) or `search:SECONDSs`
-(`search:0.5s`, a time budget: not reproducible), and `strong` (`strong:PLAYOUTS`, budgets as
-search's): the search with the learned prior, the last deal solved exactly and the opponents
-replying from their own view (`escoba.engine.bots.search`). `bot_maker(spec)` gives the constructor `seed -> bot` that
+`random`, `greedy`, `expert`, `learned` (the expert with the learned judgement),
+`search:PLAYOUTS` (`search:200`) or `search:SECONDSs` (`search:0.5s`, a time budget: not
+reproducible), and `strong` (`strong:PLAYOUTS`, budgets as search's): the search with the
+learned prior, the last deal solved exactly and the opponents replying from their own view
+(`escoba.engine.bots.search`). `bot_maker(spec)` gives the constructor `seed -> bot` that
 `escoba simulate` and `escoba diff` call once per hand and seat. This registry sits above the
 bots it names: each bot module knows nothing of the others' names.
 """
