@@ -41,7 +41,7 @@ from escoba.engine.worth import Worth
 # places). Units: points of final lead per unit of the feature (worths are in the ruleset's
 # own units, so the weights serve every ruleset; measured on da, sv, fr and scopa).
 WEIGHTS: dict[str, float] = {
-    "gain": 0.445,  # near a half: `Worth.card` is a card's swing between the sides' piles, twice its share of the lead
+    "gain": 0.445,  # near the half that search's playouts count a capture at (`Worth.card`: won *and* denied)
     "placed": 0.018,
     "reply": -0.567,  # the judge's expected reply, counted at a little over half
     "sweep": -0.484,  # the chance of leaving an escoba costs about half a point beyond the reply
