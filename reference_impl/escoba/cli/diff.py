@@ -44,10 +44,9 @@ judgement while cards are hidden, exact play once every card is known), learned 
 expert with a learned judgement), search:PLAYOUTS (information-set Monte Carlo tree
 search; search:0.5s is a time budget, not reproducible) or strong[:PLAYOUTS] (the search
 with the learned prior, the last deal solved exactly and the opponent replying from its own
-view; about 40 ms a decision), one for all seats or one per seat, repeated round the
-table. By default
-the diff is played by expert bots and its headlines again by greedy ones: a headline
-whose conclusion differs between the two is marked bot-sensitive.
+view; 27 to 61 ms a decision), one for all seats or one per seat, repeated round the
+table. By default the diff is played by expert bots and its headlines again by greedy
+ones: a headline whose conclusion differs between the two is marked bot-sensitive.
 
 Hand i is dealt and played exactly as `escoba simulate` plays its hand i; --jobs J gives
 the numbers of --jobs 1, and batches change nothing. --hands 0 shows the rules only. The
