@@ -39,7 +39,7 @@ from escoba.engine.worth import Worth
 # Tuning constants, not rules: each feature's weight, fitted by `python benchmarks/fit_evaluation.py`
 # (two rounds of 20,000 self-play hands of `da`, seeded 2 and 3; its output, rounded to three
 # places). Units: points of final lead per unit of the feature (worths are in the ruleset's
-# own units, so the weights serve every ruleset; measured on da, sv, fr and scopa).
+# own units, so the weights serve every ruleset; measured on three regional rulesets and a family game: docs/bots.md).
 WEIGHTS: dict[str, float] = {
     "gain": 0.445,  # near the half that search's playouts count a capture at (`Worth.card`: won *and* denied)
     "placed": 0.018,
