@@ -303,8 +303,6 @@ class _Identifier:
         through and says otherwise than the engine before its last event: it cannot explain it.
         Most values tried at a divergence fail so; only the others are written as a file and
         checked (a few ms against some 80). Anything it cannot play through is left to that check."""
-        from escoba.notation import parse_move
-        from escoba.transcript.case import _build
         from escoba.transcript.record import replayed_events
 
         rules = self.compiled(doc)
@@ -312,8 +310,7 @@ class _Identifier:
         if rules is None or base is None:
             return False
         try:
-            case = _build({**data, "ruleset": base, "kind": "game", "expect": []}, None)
-            moves = [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
+            case, moves = _case_and_moves(data, base, rules)
         except (EscobaError, ValueError, KeyError, TypeError, IndexError):
             return False
         said = replayed_events(case, rules, moves)
@@ -459,11 +456,7 @@ class _Identifier:
                 if rules is None:
                     return False
                 if id(data) not in seen:  # the case and its moves read once, for every value tried
-                    from escoba.notation import parse_move
-                    from escoba.transcript.case import _build
-
-                    case = _build({**data, "ruleset": path, "kind": "game", "expect": []}, None)
-                    moves = [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
+                    case, moves = _case_and_moves(data, path, rules)
                     seen.clear()
                     seen[id(data)] = (case, moves, replayed_events(case, self.compiled(doc), moves))
                 case, moves, said = seen[id(data)]
@@ -585,6 +578,16 @@ def _upto(data: Mapping[str, Any], count: int) -> dict:
     hands = [dict(h) for h in data["hands"][: where.hand + 1]]
     hands[-1]["moves"] = hands[-1]["moves"][: where.plays + 1]
     return {**data, "hands": hands}
+
+
+def _case_and_moves(data: Mapping[str, Any], ruleset: str, rules: Any) -> tuple[Any, list[list[Any]]]:
+    """The game of `data` as a case of `ruleset` (a file: its deck orders and seats), and its
+    moves read on the deck of `rules` (the compiled rules it is replayed under)."""
+    from escoba.notation import parse_move
+    from escoba.transcript.case import _build
+
+    case = _build({**data, "ruleset": ruleset, "kind": "game", "expect": []}, None)
+    return case, [[parse_move(text, rules.deck) for text in h["moves"]] for h in data["hands"]]
 
 
 def _replayed(data: Mapping[str, Any], ruleset: str) -> list[dict]:
