@@ -24,8 +24,9 @@ the score depends on them.
 `Hand.from_view(view, rng)` deals the unseen cards at random into the hidden hands (with their
 sizes) and the stock: a full `Hand` that agrees with the view, every such deal equally likely. It
 does not reason about what an opponent's past choices reveal (under compulsory capture a
-placed card says that the placer could not capture with it); the hidden cards are uniform
-given the view.
+placed card could not capture; a player seldom places while another card could): the hidden
+cards are uniform given the view. The strong search weighs its deals by those choices
+(`escoba.engine.bots.inference`).
 """
 
 from __future__ import annotations

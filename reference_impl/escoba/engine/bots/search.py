@@ -22,7 +22,7 @@ Once the seat knows where every card is (at two players, the last round), the bo
 search: it plays exactly (`escoba.engine.bots.endgame`), which a tree of playouts can only
 approach.
 
-Three options make the strong search (spec `strong`, docs/bots.md), each off by default so
+Four options make the strong search (spec `strong`, docs/bots.md), each off by default so
 that `search:N` plays as it always has:
 
 - `learned`: the root moves' prior is the learned judgement (`escoba.engine.bots.evaluation`)
@@ -34,7 +34,10 @@ that `search:N` plays as it always has:
 - `own_view_replies`: inside the tree, an opponent with a choice replies as the greedy judge
   would from *its own* view of that deal (the cards it was dealt there), rather than by UCT
   over statistics pooled across deals that gave it other cards, which credits it with
-  replies made knowing what the seat holds.
+  replies made knowing what the seat holds;
+- `infer`: at two players, the deals of the unseen cards are weighed by what the opponent's
+  plays of the round say of its hand (`escoba.engine.bots.inference`): after it placed a card
+  where another would have captured, deals that give it such a card are drawn far less often.
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
@@ -54,8 +57,10 @@ from escoba.engine.bots.basic import generator, thinking
 from escoba.engine.bots.endgame import best_move, exact_leads, known_hand
 from escoba.engine.bots.evaluation import Evaluation
 from escoba.engine.bots.greedy import Judge
+from escoba.engine.bots.inference import PlayLog
 from escoba.engine.hand import Hand, Move
 from escoba.engine.scoring import leads
+from escoba.engine.view import View
 from escoba.engine.worth import Worth, worth_of
 
 Finish = Callable[[Hand, int], list[float]]  # plays a state out (to its horizon): each side's lead
@@ -83,12 +88,14 @@ def search_bot(
     learned: bool = False,
     exact_last_deal: bool = False,
     own_view_replies: bool = False,
+    infer: bool = False,
 ) -> Callable[[Hand], Move]:
     """A seeded ISMCTS bot with a budget of `playouts` per move, or `seconds` per move; exact
-    play once every card is known. The three flags are the strong search's options (above)."""
+    play once every card is known. The flags are the strong search's options (above)."""
     if playouts is None and seconds is None:
         raise ValueError("a search needs a budget: playouts or seconds")
     rng = generator(seed)
+    log = PlayLog() if infer else None
 
     def choose(hand: Hand, seat: int) -> Move:
         known = known_hand(hand.view(seat))
@@ -97,9 +104,22 @@ def search_bot(
         return search(
             hand, seat, rng, playouts=playouts, seconds=seconds, playout=playout, learned=learned,
             exact_last_deal=exact_last_deal, own_view_replies=own_view_replies,
+            deal=Hand.from_view if log is None else log.deal,
         )  # fmt: skip
 
-    return thinking(choose)
+    bot = thinking(choose)
+    if log is None:
+        return bot
+
+    def play(hand: Hand) -> Move:  # every turn, forced moves too: the log reads each play
+        seat = hand.to_play
+        assert seat is not None and log is not None
+        log.observe(hand.view(seat))
+        move = bot(hand)
+        log.played(hand, seat, move)
+        return move
+
+    return play
 
 
 def search(
@@ -113,6 +133,7 @@ def search(
     learned: bool = False,
     exact_last_deal: bool = False,
     own_view_replies: bool = False,
+    deal: Callable[[View, random.Random], Hand] = Hand.from_view,
 ) -> Move:
     """The move ISMCTS chooses for `seat`, which must be to play, from `hand.view(seat)` only
     (the flags: the module's docstring)."""
@@ -168,7 +189,7 @@ def search(
             child = children[first]
         k = child.visits
         while len(worlds) <= k:
-            worlds.append(Hand.from_view(view, rng))
+            worlds.append(deal(view, rng))
         state = worlds[k].clone()
         stock = state.stock_size
         state.apply(first)

@@ -4,8 +4,8 @@ accept for a bot, and the constructor behind each.
 `random`, `greedy`, `expert`, `learned` (the expert with the learned judgement),
 `search:PLAYOUTS` (`search:200`) or `search:SECONDSs` (`search:0.5s`, a time budget: not
 reproducible), and `strong` (`strong:PLAYOUTS`, budgets as search's): the search with the
-learned prior, the last deal solved exactly and the opponents replying from their own view
-(`escoba.engine.bots.search`). `bot_maker(spec)` gives the constructor `seed -> bot` that
+learned prior, the last deal solved exactly, the opponents replying from their own view and
+the unseen cards weighed by what the opponent's plays say (`escoba.engine.bots.search`). `bot_maker(spec)` gives the constructor `seed -> bot` that
 `escoba simulate` and `escoba diff` call once per hand and seat. This registry sits above the
 bots it names: each bot module knows nothing of the others' names.
 """
@@ -74,7 +74,9 @@ def bot_maker(spec: str, where: str = "") -> BotMaker:
         playouts, seconds = search_bot_spec(spec, where) if ":" in spec else (STRONG_PLAYOUTS, None)
 
         def make_strong(seed: Seed) -> Bot:
-            return search_bot(seed, playouts=playouts, seconds=seconds, learned=True, exact_last_deal=True, own_view_replies=True)
+            return search_bot(
+                seed, playouts=playouts, seconds=seconds, learned=True, exact_last_deal=True, own_view_replies=True, infer=True
+            )
 
         return make_strong
     if name in BOTS and ":" not in spec:
