@@ -43,8 +43,8 @@ Bots: random, greedy (one move ahead, by the ruleset's own scoring), expert (gre
 judgement while cards are hidden, exact play once every card is known), learned (the
 expert with a learned judgement), search:PLAYOUTS (information-set Monte Carlo tree
 search; search:0.5s is a time budget, not reproducible) or strong[:PLAYOUTS] (the search
-with the learned prior, the last deal solved exactly and the opponent replying from its own
-view; 27 to 61 ms a decision), one for all seats or one per seat, repeated round the
+with the learned prior, the last deal solved exactly, the opponent replying from its own
+view and its deals weighed by the opponent's plays; 27 to 63 ms a decision), one for all seats or one per seat, repeated round the
 table. By default the diff is played by expert bots and its headlines again by greedy
 ones: a headline whose conclusion differs between the two is marked bot-sensitive.
 
