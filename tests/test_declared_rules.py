@@ -537,6 +537,21 @@ def test_a_point_declared_not_expressible_names_a_category_the_rules_score(tmp_p
     assert "\n" not in out and "$.unsupported[0].point: no category 'primerra' is scored here (scored: cards, coins, escobas, primera, velo)" in out
 
 
+def test_a_null_among_the_rules_not_expressible_is_a_located_error(tmp_path, capsys):
+    """An `unsupported` entry that is not a mapping (a null, as the ruleset fuzzer wrote one)
+    is the schema's one-line error at its place, not a traceback from the check of its point."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        "dsl: 1\nid: mine\nkind: house\nextends: base\nunsupported:\n  - null\n"
+        "  - {id: own, source: house, note: our own primera, closest: base's, point: scoring.primerra}\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(mine)]) == 1
+    out = capsys.readouterr().out
+    assert "$.unsupported[0]" in out and "Traceback" not in out
+    assert "$.unsupported[1].point: no category 'primerra' is scored here" in out
+
+
 # Cases where a side takes all four sevens (the engine's primera is then worth two), two of them matches.
 FOUR_SEVENS_CASES = ("scoring.all-sevens.ru", "coverage.scoring.all-sevens", "sv.example-game", "match.tie.extra-hand.fr",
                      "turn.3p.match.sv", "da.2p.2")  # fmt: skip

@@ -135,7 +135,8 @@ def _explain(error: ValidationError, doc: Any, positions: Mapping[str, Pos]) -> 
     if validator == "required":
         # jsonschema reports each missing key in an error of its own, named first in its message.
         missing = [k for k in value if k not in instance and error.message.startswith(repr(k))]
-        if missing == ["measure"] and not _known_policy(instance):
+        category = parts[:2] == ["scoring", "categories"] and len(parts) == 3
+        if missing == ["measure"] and category and not _known_policy(instance):
             return []  # whether a category needs a measure depends on its policy, the mistake to fix first
         return [at(f"missing required key '{k}'") for k in missing[:1]]
     if error.relative_schema_path and "propertyNames" in error.relative_schema_path:

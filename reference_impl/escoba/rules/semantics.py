@@ -319,8 +319,10 @@ class _Checker:
         """A rule declared not expressible on a category's point names a category scored here."""
         scored = {c.get("id") for c in self.doc["scoring"]["categories"]}
         for i, item in enumerate(self.doc.get("unsupported") or []):
+            if not self.whole(("unsupported", i)):  # the schema said what is wrong with it (a null, say)
+                continue
             point = item.get("point")
-            if point is not None and self.whole(("unsupported", i)) and point.split(".")[1] not in scored:
+            if point is not None and point.split(".")[1] not in scored:
                 shown = ", ".join(sorted(str(c) for c in scored))
                 self.problem(("unsupported", i, "point"), f"no category '{point.split('.')[1]}' is scored here (scored: {shown})")
 
