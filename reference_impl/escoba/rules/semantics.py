@@ -317,6 +317,8 @@ class _Checker:
 
     def unsaid(self) -> None:
         """A rule declared not expressible on a category's point names a category scored here."""
+        if not self.whole(("unsupported",), inside=False):  # not a list: the schema said so
+            return
         scored = {c.get("id") for c in self.doc["scoring"]["categories"]}
         for i, item in enumerate(self.doc.get("unsupported") or []):
             if not self.whole(("unsupported", i)):  # the schema said what is wrong with it (a null, say)
@@ -380,7 +382,9 @@ class _Checker:
         status = citation.get("status")
         if status in _NEEDS_NOTE and not citation.get("note"):
             self.problem(parts, f"a citation with status '{status}' needs a note saying why")
-        source = citation["source"]
+        source = citation.get("source")
+        if not isinstance(source, str):
+            return  # the schema says what is wrong with it
         is_file = source not in _NOT_FILES
         if is_file and not self.source_file(parts + ("source",), source):
             return
