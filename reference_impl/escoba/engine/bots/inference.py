@@ -35,7 +35,7 @@ from escoba.engine.hand import Hand, Move
 from escoba.engine.view import View
 
 PLACED, TOOK, SWEPT = "placed", "took", "swept"  # what a play did with the table it faced
-SLIP = 0.15  # the chance kept for a deal in which the opponent gave up a capture it held
+SLIP = 0.15  # the chance kept for a deal in which the opponent gave up a better play it held
 TRIES = 40  # deals drawn at most before the last one drawn is taken as it is
 
 

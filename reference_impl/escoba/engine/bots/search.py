@@ -37,7 +37,8 @@ that `search:N` plays as it always has:
   replies made knowing what the seat holds;
 - `infer`: at two players, the deals of the unseen cards are weighed by what the opponent's
   plays of the round say of its hand (`escoba.engine.bots.inference`): after it placed a card
-  where another would have captured, deals that give it such a card are drawn far less often.
+  where another would have captured, or took part of the table where another would have swept
+  it, deals that give it such a card are drawn far less often.
 
 Playouts: after the tree, each seat plays a light version of the greedy bot (the best capture
 by the ruleset's card worths, `escoba.engine.worth`, else a random card), or uniformly at
