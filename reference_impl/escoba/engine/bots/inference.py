@@ -23,8 +23,8 @@ would have done better than one of its plays is kept with probability SLIP per s
 is the model's doubt, not zero: a player may place on purpose (to leave no escoba), and a deal
 is never ruled out by a guess about how the opponent plays. A play made while a card the
 opponent played *later* in the round would have done better shows that this opponent does not
-play so; that play is not used. The greedy bot gives up a capture in about 1 placement in
-1,400 (5 of 6,761 over 300 hands of da).
+play so; that play is not used. (The greedy bot gives up a capture in 5 of its 6,761
+placements over 300 hands of da: tests/test_bot_inference.py.)
 """
 
 from __future__ import annotations
@@ -45,10 +45,13 @@ class PlayLog:
     def __init__(self) -> None:
         self.after: View | None = None  # the seat's view just after its own last move
         self.plays: list[tuple[tuple[int, ...], int, str]] = []  # (table faced, card, PLACED/TOOK/SWEPT)
+        # What the plays say, for the view it was read for: a search draws all its deals of one
+        # decision from one view, so it is read once a decision, not once a deal.
+        self._read: tuple[View, list[set[int]]] | None = None
 
     def observe(self, view: View) -> None:
         """At the seat's turn: read the opponent's play since the seat's last move."""
-        after, self.after = self.after, None
+        after, self.after, self._read = self.after, None, None
         if after is None or view.players != 2 or view.plays != after.plays + 1:
             self.plays = []
             return
@@ -80,7 +83,9 @@ class PlayLog:
 
     def deal(self, view: View, rng: random.Random) -> Hand:
         """A deal of the unseen cards that agrees with `view`, drawn as the plays weigh it."""
-        telling = self._telling(view)
+        if self._read is None or self._read[0] is not view:
+            self._read = (view, self._telling(view))
+        telling = self._read[1]
         world = Hand.from_view(view, rng)
         if not telling:
             return world
