@@ -159,6 +159,15 @@ def test_check_empty_name_is_not_a_directory(capsys: pytest.CaptureFixture[str])
     assert run(capsys, "check", "") == (2, "", "escoba check: an empty name is neither a ruleset id nor a file\n")
 
 
+def test_a_folder_named_like_a_bundled_ruleset_does_not_hide_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """In a working directory holding a folder `fr`, `escoba check fr` checks the bundled `fr`
+    (a folder is never a ruleset); a file named `fr` would still be read as the user's file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fr").mkdir()
+    code, out, _ = run(capsys, "check", "fr")
+    assert code == 0 and out.startswith("ok  ") and "(fr)" in out
+
+
 @pytest.mark.parametrize(
     ("name", "hint"),
     [("nope", ""), ("dx", " (did you mean 'da' or 'de'?)"), ("da-velo", " (did you mean 'da-velo2'?)"),

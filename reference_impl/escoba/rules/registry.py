@@ -85,9 +85,11 @@ def find(id_or_path: str) -> tuple[Path, str]:
     if not id_or_path:
         raise UnknownRuleset([_Plain(Location(id_or_path), "an empty name is neither a ruleset id nor a file")])
     candidate = Path(id_or_path)
-    if os.path.lexists(candidate):
-        return candidate, id_or_path
     known = bundled()
+    # A file wins over a bundled id of its name; a folder named `fr` or `base` in the working
+    # directory (never a ruleset) does not hide the bundled ruleset.
+    if os.path.lexists(candidate) and not (id_or_path in known and candidate.is_dir()):
+        return candidate, id_or_path
     if id_or_path in known:
         return known[id_or_path], display_name(known[id_or_path])
     raise UnknownRuleset([_Plain(Location(id_or_path), unknown_message(id_or_path))])
